@@ -1,0 +1,166 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/nodelease"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// Client is a connection to an engine plus the minter that stamps the ids
+// it appends. It is safe for concurrent use; open one per process and share
+// it.
+type Client struct {
+	cfg      Config
+	conn     *wire.Conn
+	minter   *Minter
+	embedded *miniredis.Miniredis
+	lease    *nodelease.Lease
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	closeErr  error
+}
+
+// Connect connects to the engine named by cfg.URL, or starts the embedded
+// engine when it is empty, and prepares the minter (a configured node id or
+// one leased from the engine). It returns an [*ArgumentError] for a node id
+// out of range, a [*TransportError] when the engine cannot be reached, and a
+// [*VersionError] when Interop is set and the engine's version fence holds
+// another version.
+func Connect(ctx context.Context, cfg Config) (*Client, error) {
+	cfg = cfg.withDefaults()
+	if cfg.NodeID != nil && (*cfg.NodeID < 0 || *cfg.NodeID > MaxNode) {
+		return nil, &ArgumentError{Name: "node id", Reason: fmt.Sprintf("%d is outside 0..%d", *cfg.NodeID, MaxNode)}
+	}
+	c := &Client{cfg: cfg, closed: make(chan struct{})}
+	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName}
+	if cfg.URL == "" {
+		mr, err := miniredis.Run()
+		if err != nil {
+			return nil, fmt.Errorf("echomq: start embedded engine: %w", err)
+		}
+		c.embedded = mr
+		opts = wire.Options{Addr: mr.Addr(), ForceSingle: true, ClientName: cfg.ClientName}
+		notice := cfg.Notice
+		if notice == nil {
+			notice = os.Stderr
+		}
+		fmt.Fprintf(notice, "echomq: no URL given: using the embedded in-process engine at %s; nothing persists when the process exits\n", mr.Addr())
+	}
+	conn, err := wire.Dial(ctx, opts)
+	if err != nil {
+		c.stopEmbedded()
+		return nil, fmt.Errorf("echomq: connect: %w", err)
+	}
+	c.conn = conn
+	if err := c.start(ctx); err != nil {
+		conn.Close()
+		c.stopEmbedded()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Client) start(ctx context.Context) error {
+	if c.cfg.Interop {
+		if err := c.fence(ctx); err != nil {
+			return err
+		}
+	}
+	if c.cfg.NodeID != nil {
+		m, err := NewMinter(*c.cfg.NodeID, c.cfg.Clock)
+		c.minter = m
+		return err
+	}
+	m, _ := NewMinter(0, c.cfg.Clock)
+	c.minter = m
+	l, err := nodelease.Acquire(ctx, c.conn, c.cfg.NodeLeaseTTL, c.cfg.Logger, func(n int) {
+		_ = m.SetNode(n)
+	})
+	if err != nil {
+		return err
+	}
+	c.lease = l
+	return m.SetNode(l.Node())
+}
+
+// VersionError is an engine whose version fence holds another version than
+// [InteropVersion].
+type VersionError struct{ Got string }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("echomq: version fence: engine holds %q, want %q", e.Got, InteropVersion)
+}
+
+func (c *Client) fence(ctx context.Context) error {
+	key := keyspace.VersionKey()
+	if _, err := c.conn.SetNX(ctx, key, InteropVersion, 0); err != nil {
+		return fmt.Errorf("echomq: version fence: %w", err)
+	}
+	got, _, err := c.conn.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("echomq: version fence: %w", err)
+	}
+	if got != InteropVersion {
+		return &VersionError{Got: got}
+	}
+	return nil
+}
+
+// Close releases the node id lease, closes the connections and stops the
+// embedded engine if Connect started one. It is idempotent; verbs called
+// after it return [ErrClosed].
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if c.lease != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			c.closeErr = c.lease.Release(ctx)
+			cancel()
+		}
+		c.conn.Close()
+		c.stopEmbedded()
+	})
+	if c.closeErr != nil && !errors.Is(c.closeErr, ErrClosed) {
+		return fmt.Errorf("echomq: close: release node id: %w", c.closeErr)
+	}
+	return nil
+}
+
+func (c *Client) stopEmbedded() {
+	if c.embedded != nil {
+		c.embedded.Close()
+	}
+}
+
+// isClosed reports whether Close was called.
+func (c *Client) isClosed() bool {
+	select {
+	case <-c.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Minter returns the client's minter; ids it mints are safe to append
+// through this client.
+func (c *Client) Minter() *Minter { return c.minter }
+
+// NodeID returns the node id the client mints with.
+func (c *Client) NodeID() int { return c.minter.Node() }
+
+// Embedded reports whether the client runs on the embedded engine.
+func (c *Client) Embedded() bool { return c.embedded != nil }
+
+// Now returns the client's clock reading.
+func (c *Client) Now() time.Time { return c.cfg.Clock() }

@@ -1,0 +1,80 @@
+package echomq
+
+import (
+	"io"
+	"log/slog"
+	"time"
+)
+
+// InteropVersion is the version fence value shared with the original EchoMQ:
+// a Go and an Elixir program that share one engine both require
+// "{emq}:version" to hold it.
+const InteropVersion = "echomq:3.0.0"
+
+// Config configures [Connect]. The zero value is a working configuration:
+// the embedded engine, a leased node id, the system clock.
+type Config struct {
+	// URL of the engine: redis://[user:pass@]host:port[/db],
+	// rediss://… for TLS, valkey:// and unix:// also work. For a cluster give
+	// any node and add more seeds as repeated addr= query parameters:
+	// redis://10.0.0.1:7000?addr=10.0.0.2:7000&addr=10.0.0.3:7000; the
+	// cluster is discovered from them.
+	//
+	// Defaults to "": an embedded in-process engine (miniredis) is started,
+	// a notice that nothing persists is written to Notice, and Close stops it.
+	URL string
+
+	// NodeID is the snowflake node id (0..1023) stamped into minted ids.
+	// Defaults to nil: a free node id is leased from the engine
+	// ("{emq}:node:<n>") and renewed while the client lives, so two processes
+	// never share one.
+	NodeID *int
+
+	// NodeLeaseTTL is the time-to-live of a leased node id. Defaults to 30s.
+	NodeLeaseTTL time.Duration
+
+	// Clock is the time source of the minter and of time windows relative
+	// to now. Defaults to time.Now.
+	Clock Clock
+
+	// Interop enables the version fence of the original EchoMQ: Connect
+	// reads "{emq}:version", sets it to [InteropVersion] when absent, and
+	// refuses an engine holding another version. Defaults to false.
+	Interop bool
+
+	// AppendRetries bounds how many times Append mints again after another
+	// writer got above the stream top. Defaults to 64.
+	AppendRetries int
+
+	// ClientName is sent to the engine with CLIENT SETNAME. Defaults to "echomq".
+	ClientName string
+
+	// Logger receives background events (lease renewals). Defaults to
+	// slog.Default().
+	Logger *slog.Logger
+
+	// Notice receives the embedded-engine notice. Defaults to os.Stderr.
+	Notice io.Writer
+}
+
+// Node returns a pointer to n, for [Config.NodeID].
+func Node(n int) *int { return &n }
+
+func (c Config) withDefaults() Config {
+	if c.NodeLeaseTTL <= 0 {
+		c.NodeLeaseTTL = 30 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.AppendRetries <= 0 {
+		c.AppendRetries = 64
+	}
+	if c.ClientName == "" {
+		c.ClientName = "echomq"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}

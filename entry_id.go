@@ -1,0 +1,104 @@
+package echomq
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EntryID is a stream entry id "<ms>-<seq>" as the engine orders it: by the
+// integer pair, never by the string. An EVT id maps onto one with
+// [ID.EntryID]: Ms is the real Unix millisecond of its mint instant and Seq the
+// 22-bit node|seq tail.
+type EntryID struct {
+	Ms  uint64
+	Seq uint64
+}
+
+// Floor returns the smallest entry id at t's millisecond, "<ms>-0": the
+// inclusive lower bound of a time window.
+func Floor(t time.Time) EntryID { return EntryID{Ms: unixMs(t)} }
+
+// Ceil returns the largest entry id an EVT id minted at t's millisecond can
+// map to, "<ms>-4194303": the inclusive upper bound of a time window.
+func Ceil(t time.Time) EntryID { return EntryID{Ms: unixMs(t), Seq: MaxTail} }
+
+func unixMs(t time.Time) uint64 {
+	ms := t.UnixMilli()
+	if ms < 0 {
+		return 0
+	}
+	return uint64(ms)
+}
+
+// ParseEntryID parses "<ms>-<seq>" (both unsigned 64-bit decimals) or a
+// bare "<ms>" (seq 0). It returns an [*IDError] (matching [ErrMalformedID])
+// otherwise.
+func ParseEntryID(s string) (EntryID, error) {
+	msPart, seqPart, hasSeq := strings.Cut(s, "-")
+	ms, err := strconv.ParseUint(msPart, 10, 64)
+	if err != nil || msPart == "" || msPart[0] == '+' {
+		return EntryID{}, &IDError{Input: s, Reason: "entry id must be <ms>-<seq>"}
+	}
+	var seq uint64
+	if hasSeq {
+		seq, err = strconv.ParseUint(seqPart, 10, 64)
+		if err != nil || seqPart == "" || seqPart[0] == '+' {
+			return EntryID{}, &IDError{Input: s, Reason: "entry id must be <ms>-<seq>"}
+		}
+	}
+	return EntryID{Ms: ms, Seq: seq}, nil
+}
+
+// String returns "<ms>-<seq>".
+func (e EntryID) String() string {
+	var b [41]byte
+	return string(e.AppendTo(b[:0]))
+}
+
+// AppendTo appends "<ms>-<seq>" to b.
+func (e EntryID) AppendTo(b []byte) []byte {
+	b = strconv.AppendUint(b, e.Ms, 10)
+	b = append(b, '-')
+	return strconv.AppendUint(b, e.Seq, 10)
+}
+
+// Compare orders entry ids as integer pairs, the engine's order.
+func (e EntryID) Compare(o EntryID) int {
+	switch {
+	case e.Ms < o.Ms:
+		return -1
+	case e.Ms > o.Ms:
+		return 1
+	case e.Seq < o.Seq:
+		return -1
+	case e.Seq > o.Seq:
+		return 1
+	}
+	return 0
+}
+
+// Next returns the smallest entry id above e (the exclusive successor), and
+// false when e is the largest entry id.
+func (e EntryID) Next() (EntryID, bool) {
+	if e.Seq < ^uint64(0) {
+		return EntryID{Ms: e.Ms, Seq: e.Seq + 1}, true
+	}
+	if e.Ms < ^uint64(0) {
+		return EntryID{Ms: e.Ms + 1}, true
+	}
+	return e, false
+}
+
+// Time returns the entry's millisecond as a UTC time.
+func (e EntryID) Time() time.Time { return time.UnixMilli(int64(e.Ms)).UTC() }
+
+// Snowflake returns the snowflake an EVT id must have to map onto e, and
+// false when e is not the image of any snowflake (before [Epoch], past the
+// 41-bit range, or a sequence above the 22-bit tail).
+func (e EntryID) Snowflake() (Snowflake, bool) {
+	if e.Ms < uint64(Epoch) || e.Seq > MaxTail || e.Ms-uint64(Epoch) > maxTS {
+		return 0, false
+	}
+	return Snowflake(int64(e.Ms-uint64(Epoch))<<tailBits | int64(e.Seq)), true
+}

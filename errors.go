@@ -1,0 +1,160 @@
+package echomq
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// Sentinels callers branch on with errors.Is. Context cancellation and
+// deadlines come back as context.Canceled and context.DeadlineExceeded.
+var (
+	// ErrInvalidName: a queue or stream name broke the grammar
+	// [A-Za-z0-9._-]{1,128} (or a queue is named "emq"). See [NameError].
+	ErrInvalidName = keyspace.ErrInvalidName
+	// ErrReservedField: a payload names the field "id", which holds the
+	// record's branded id. See [FieldError].
+	ErrReservedField = errors.New("echomq: reserved field")
+	// ErrInvalidFields: a payload is not a list of name/value pairs.
+	ErrInvalidFields = errors.New("echomq: invalid fields")
+	// ErrMalformedID: a string is not a branded id, entry id or bound. See
+	// [IDError].
+	ErrMalformedID = errors.New("echomq: malformed id")
+	// ErrWrongKind: a well-formed id carries a brand the operation does not
+	// admit (a stream admits only EVT). See [KindError].
+	ErrWrongKind = errors.New("echomq: wrong id kind")
+	// ErrNonMonotonic: an appended id is not above the stream's last id.
+	ErrNonMonotonic = wire.ErrNonMonotonic
+	// ErrWrongType: the key holds a value of another type than the
+	// operation needs (WRONGTYPE).
+	ErrWrongType = wire.ErrWrongType
+	// ErrInvalidRange: a range whose lower bound is above its upper bound,
+	// such as a time window that ends before it starts. See [RangeError].
+	ErrInvalidRange = errors.New("echomq: invalid range")
+	// ErrInvalidArgument: a count, length or option out of its domain. See
+	// [ArgumentError].
+	ErrInvalidArgument = errors.New("echomq: invalid argument")
+	// ErrClosed: the client was closed.
+	ErrClosed = wire.ErrClosed
+	// ErrGroupExists: a consumer group of that name already exists.
+	ErrGroupExists = wire.ErrGroupExists
+	// ErrGroupNotFound: no consumer group of that name exists.
+	ErrGroupNotFound = wire.ErrGroupNotFound
+	// ErrContention: an append lost the race for the stream top to other
+	// writers more times than its retry budget allows.
+	ErrContention = errors.New("echomq: append contention")
+)
+
+// NameError says which name broke which rule; it matches [ErrInvalidName].
+type NameError = keyspace.NameError
+
+// ServerError is an error reply from the engine; well-known replies match
+// [ErrWrongType], [ErrNonMonotonic], [ErrGroupExists] and [ErrGroupNotFound].
+type ServerError = wire.ServerError
+
+// TransportError is a failure to reach the engine (dial, broken connection).
+type TransportError = wire.TransportError
+
+// IDError says why a string is not a valid id; it matches [ErrMalformedID].
+type IDError struct {
+	Input  string
+	Reason string
+}
+
+func (e *IDError) Error() string {
+	if e.Input == "" {
+		return "echomq: malformed id: " + e.Reason
+	}
+	return fmt.Sprintf("echomq: malformed id %q: %s", e.Input, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrMalformedID) true.
+func (e *IDError) Is(target error) bool { return target == ErrMalformedID }
+
+// KindError is a well-formed id of a brand the operation does not admit; it
+// matches [ErrWrongKind].
+type KindError struct {
+	Want, Got string
+}
+
+func (e *KindError) Error() string {
+	return fmt.Sprintf("echomq: wrong id kind %s: want %s", e.Got, e.Want)
+}
+
+// Is makes errors.Is(err, ErrWrongKind) true.
+func (e *KindError) Is(target error) bool { return target == ErrWrongKind }
+
+// FieldError is a payload that cannot be appended: a reserved field name
+// (matches [ErrReservedField]) or an odd number of strings (matches
+// [ErrInvalidFields]).
+type FieldError struct {
+	Field  string
+	Reason string
+	err    error
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return "echomq: invalid fields: " + e.Reason
+	}
+	return fmt.Sprintf("echomq: field %q: %s", e.Field, e.Reason)
+}
+
+// Is matches the sentinel the error was built for.
+func (e *FieldError) Is(target error) bool { return target == e.err }
+
+// RangeError is a range whose lower bound lies above its upper bound; it
+// matches [ErrInvalidRange].
+type RangeError struct {
+	From, To string
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("echomq: invalid range: %s is above %s", e.From, e.To)
+}
+
+// Is makes errors.Is(err, ErrInvalidRange) true.
+func (e *RangeError) Is(target error) bool { return target == ErrInvalidRange }
+
+// ArgumentError is an argument out of its domain; it matches
+// [ErrInvalidArgument].
+type ArgumentError struct {
+	Name   string
+	Reason string
+}
+
+func (e *ArgumentError) Error() string {
+	return fmt.Sprintf("echomq: invalid %s: %s", e.Name, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidArgument) true.
+func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
+
+// opError prefixes an operation and its stream to err, keeping it matchable.
+func opError(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OpError{Op: op, Key: key, Err: err}
+}
+
+// OpError records the operation and key an error came from; errors.Is and
+// errors.As see through it to the cause.
+type OpError struct {
+	Op  string
+	Key string
+	Err error
+}
+
+func (e *OpError) Error() string { return "echomq: " + e.Op + " " + e.Key + ": " + trimPrefix(e.Err.Error()) }
+func (e *OpError) Unwrap() error { return e.Err }
+
+func trimPrefix(s string) string {
+	const p = "echomq: "
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}

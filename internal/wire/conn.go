@@ -1,0 +1,154 @@
+package wire
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+// Conn is a connection to one engine (a server or a cluster). It is safe
+// for concurrent use.
+type Conn struct {
+	c valkey.Client
+}
+
+// Options configure [Dial].
+type Options struct {
+	// URL is a redis://, rediss://, valkey:// or unix:// URL; extra cluster
+	// seeds go in repeated addr= query parameters.
+	URL string
+	// Addr, when URL is empty, is a host:port to dial in plain text.
+	Addr string
+	// ClientName is sent with CLIENT SETNAME.
+	ClientName string
+	// ForceSingle skips cluster discovery (the embedded engine).
+	ForceSingle bool
+	// RESP2 makes the client speak RESP2.
+	RESP2 bool
+}
+
+// Dial connects and checks the connection with a round trip.
+func Dial(ctx context.Context, o Options) (*Conn, error) {
+	var opt valkey.ClientOption
+	if o.URL != "" {
+		var err error
+		if opt, err = valkey.ParseURL(o.URL); err != nil {
+			return nil, err
+		}
+	} else {
+		opt.InitAddress = []string{o.Addr}
+	}
+	opt.DisableCache = true
+	opt.ForceSingleClient = opt.ForceSingleClient || o.ForceSingle
+	opt.AlwaysRESP2 = opt.AlwaysRESP2 || o.RESP2
+	if o.ClientName != "" {
+		opt.ClientName = o.ClientName
+	}
+	c, err := valkey.NewClient(opt)
+	if err != nil {
+		return nil, convert(err)
+	}
+	w := &Conn{c: c}
+	if err := w.c.Do(ctx, w.c.B().Ping().Build()).Error(); err != nil {
+		c.Close()
+		return nil, convert(err)
+	}
+	return w, nil
+}
+
+// Close closes every connection.
+func (w *Conn) Close() { w.c.Close() }
+
+// Raw runs an arbitrary command; first names the key (for slot routing) when
+// keyed is true. Tests and the CLI's debugging paths use it.
+func (w *Conn) Raw(ctx context.Context, args ...string) (any, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	msg, err := w.c.Do(ctx, w.c.B().Arbitrary(args...).Build()).ToMessage()
+	if err != nil {
+		if isNil(err) {
+			return nil, nil
+		}
+		return nil, convert(err)
+	}
+	return msg.ToAny()
+}
+
+// RawKeyed runs an arbitrary command whose second word is a key, routed to
+// that key's slot.
+func (w *Conn) RawKeyed(ctx context.Context, cmd, key string, args ...string) (any, error) {
+	msg, err := w.c.Do(ctx, w.c.B().Arbitrary(cmd).Keys(key).Args(args...).Build()).ToMessage()
+	if err != nil {
+		if isNil(err) {
+			return nil, nil
+		}
+		return nil, convert(err)
+	}
+	return msg.ToAny()
+}
+
+// Get returns the string at key and false when it is absent.
+func (w *Conn) Get(ctx context.Context, key string) (string, bool, error) {
+	s, err := w.c.Do(ctx, w.c.B().Get().Key(key).Build()).ToString()
+	if isNil(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, convert(err)
+	}
+	return s, true, nil
+}
+
+// Set stores a string at key.
+func (w *Conn) Set(ctx context.Context, key, val string) error {
+	return convert(w.c.Do(ctx, w.c.B().Set().Key(key).Value(val).Build()).Error())
+}
+
+// SetNX stores a string at key when it is absent, with a TTL when ttl > 0,
+// and reports whether it stored it.
+func (w *Conn) SetNX(ctx context.Context, key, val string, ttl time.Duration) (bool, error) {
+	var cmd valkey.Completed
+	if ttl > 0 {
+		cmd = w.c.B().Set().Key(key).Value(val).Nx().Px(ttl).Build()
+	} else {
+		cmd = w.c.B().Set().Key(key).Value(val).Nx().Build()
+	}
+	err := w.c.Do(ctx, cmd).Error()
+	if isNil(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, convert(err)
+	}
+	return true, nil
+}
+
+// Del deletes keys (all on one slot) and returns how many existed.
+func (w *Conn) Del(ctx context.Context, keys ...string) (int64, error) {
+	n, err := w.c.Do(ctx, w.c.B().Del().Key(keys...).Build()).AsInt64()
+	return n, convert(err)
+}
+
+// Exists returns how many of keys exist.
+func (w *Conn) Exists(ctx context.Context, keys ...string) (int64, error) {
+	n, err := w.c.Do(ctx, w.c.B().Exists().Key(keys...).Build()).AsInt64()
+	return n, convert(err)
+}
+
+// MemoryUsage returns MEMORY USAGE of key in bytes, false when the key is
+// absent.
+func (w *Conn) MemoryUsage(ctx context.Context, key string) (int64, bool, error) {
+	n, err := w.c.Do(ctx, w.c.B().MemoryUsage().Key(key).Samples(0).Build()).AsInt64()
+	if isNil(err) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, convert(err)
+	}
+	return n, true, nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

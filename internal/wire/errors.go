@@ -1,0 +1,80 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+// Sentinels the public packages re-export; server replies map onto them
+// through [ServerError.Is].
+var (
+	ErrNonMonotonic  = errors.New("echomq: id is not above the stream top")
+	ErrWrongType     = errors.New("echomq: key holds the wrong type")
+	ErrGroupExists   = errors.New("echomq: consumer group already exists")
+	ErrGroupNotFound = errors.New("echomq: consumer group not found")
+	ErrNoScript      = errors.New("echomq: script not loaded")
+	ErrClosed        = errors.New("echomq: client closed")
+)
+
+// nonMonotonicMsg is the exact server text for an XADD id at or below the
+// stream's last generated id; the interop contract depends on it.
+const nonMonotonicMsg = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
+
+// ServerError is an error reply from the engine: its first word (the prefix,
+// e.g. WRONGTYPE, ERR, BUSYGROUP) and the whole message.
+type ServerError struct {
+	Prefix  string
+	Message string
+}
+
+func (e *ServerError) Error() string { return "echomq: server: " + e.Message }
+
+// Is maps well-known replies onto sentinels.
+func (e *ServerError) Is(target error) bool {
+	switch target {
+	case ErrWrongType:
+		return e.Prefix == "WRONGTYPE"
+	case ErrNonMonotonic:
+		return e.Message == nonMonotonicMsg
+	case ErrGroupExists:
+		return e.Prefix == "BUSYGROUP"
+	case ErrGroupNotFound:
+		return e.Prefix == "NOGROUP"
+	case ErrNoScript:
+		return e.Prefix == "NOSCRIPT"
+	}
+	return false
+}
+
+// convert turns a valkey-go error into one of ours: a [*ServerError] for a
+// reply, [ErrClosed] for a closed client, context errors unchanged.
+func convert(err error) error {
+	if err == nil {
+		return nil
+	}
+	if ve, ok := valkey.IsValkeyErr(err); ok {
+		msg := ve.Error()
+		prefix, _, _ := strings.Cut(msg, " ")
+		return &ServerError{Prefix: prefix, Message: msg}
+	}
+	if errors.Is(err, valkey.ErrClosing) {
+		return ErrClosed
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &TransportError{Err: err}
+}
+
+// TransportError is a failure to talk to the engine at all: a dial, a
+// broken connection, a timeout of the socket.
+type TransportError struct{ Err error }
+
+func (e *TransportError) Error() string { return "echomq: transport: " + e.Err.Error() }
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// IsNil reports whether err is the engine's nil reply.
+func isNil(err error) bool { return valkey.IsValkeyNil(err) }
