@@ -4,6 +4,9 @@ go 1.26
 
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/valkey-io/valkey-go v1.0.79 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect

@@ -36,7 +36,7 @@ func Name(kind, name string) error {
 	}
 	for i := 0; i < len(name); i++ {
 		if !nameByte(name[i]) {
-			return &NameError{Kind: kind, Name: name, Reason: fmt.Sprintf("byte %q at %d is outside [A-Za-z0-9._-]", name[i], i)}
+			return &NameError{Kind: kind, Name: name, Reason: fmt.Sprintf("byte %q at %d is outside [A-Za-z0-9._-]", name[i:i+1], i)}
 		}
 	}
 	return nil

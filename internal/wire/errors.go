@@ -56,8 +56,14 @@ func convert(err error) error {
 		return nil
 	}
 	if ve, ok := valkey.IsValkeyErr(err); ok {
-		msg := ve.Error()
+		// Copy: the reply's bytes belong to the connection's buffer.
+		msg := strings.Clone(ve.Error())
 		prefix, _, _ := strings.Cut(msg, " ")
+		if !isPrefix(prefix) {
+			// The client strips the generic "ERR " prefix; put it back so
+			// the message is the server's text.
+			prefix, msg = "ERR", "ERR "+msg
+		}
 		return &ServerError{Prefix: prefix, Message: msg}
 	}
 	if errors.Is(err, valkey.ErrClosing) {
@@ -67,6 +73,19 @@ func convert(err error) error {
 		return err
 	}
 	return &TransportError{Err: err}
+}
+
+// isPrefix reports whether w looks like an error class: upper-case letters.
+func isPrefix(w string) bool {
+	if len(w) < 2 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'A' || w[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // TransportError is a failure to talk to the engine at all: a dial, a

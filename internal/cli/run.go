@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/echomq/echomq"
+)
+
+// Exit codes emq returns; scripts may rely on them.
+const (
+	// ExitOK is success.
+	ExitOK = 0
+	// ExitError is a runtime failure: the engine is unreachable, refused the
+	// request (a wrong-type key, an appended id not above the stream top) or
+	// failed.
+	ExitError = 1
+	// ExitUsage is a bad command line, decided before any I/O.
+	ExitUsage = 2
+	// ExitNotFound is a lookup of something that does not exist.
+	ExitNotFound = 3
+)
+
+// Options are the process-level inputs of [Run] that tests replace; nil
+// means the defaults.
+type Options struct {
+	// Clock stamps minted ids and anchors relative times ("now", "-1h").
+	// Defaults to time.Now.
+	Clock echomq.Clock
+	// NodeID is the node id used when --node is not given. Defaults to nil:
+	// the node id is leased from the engine.
+	NodeID *int
+	// Getenv reads the environment (EMQ_URL). Defaults to os.Getenv.
+	Getenv func(string) string
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Clock == nil {
+		r.Clock = time.Now
+	}
+	if r.Getenv == nil {
+		r.Getenv = os.Getenv
+	}
+	return r
+}
+
+// Execute runs emq as a process: it cancels on SIGINT or SIGTERM (a
+// following tail then ends cleanly) and returns the exit code for os.Exit.
+func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, stdin, stdout, stderr, nil)
+}
+
+// Run runs the emq command line args (without the program name) and returns
+// its exit code: [ExitOK], [ExitError], [ExitUsage] or [ExitNotFound]. Every
+// failure is reported as one line "emq: <message>" on stderr; results go to
+// stdout. It is safe to call concurrently.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Options) int {
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
+	}
+	a := &app{opts: opts.withDefaults(), stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	fmt.Fprintln(stderr, "emq: "+oneLine(err))
+	return code
+}
+
+// usageError is a bad command line found by emq itself or by cobra.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+// notFoundError is a lookup of something that does not exist.
+type notFoundError struct{ what string }
+
+func (e *notFoundError) Error() string { return e.what + " not found" }
+
+// runError marks an error returned by a command's body, so that anything
+// else cobra returns (unknown command, wrong argument count) is a usage error.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
+// exitCode classifies err. The library's typed argument errors are usage
+// errors: the library raises them before any I/O, so they are about the
+// command line, never about the engine's state.
+func exitCode(err error) int {
+	var (
+		u  *usageError
+		nf *notFoundError
+		r  *runError
+		ne *echomq.NameError
+		ie *echomq.IDError
+		ke *echomq.KindError
+		re *echomq.RangeError
+		ae *echomq.ArgumentError
+		fe *echomq.FieldError
+	)
+	switch {
+	case errors.As(err, &u), errors.As(err, &ne), errors.As(err, &ie), errors.As(err, &ke),
+		errors.As(err, &re), errors.As(err, &ae), errors.As(err, &fe):
+		return ExitUsage
+	case errors.As(err, &nf):
+		return ExitNotFound
+	case errors.As(err, &r):
+		return ExitError
+	default:
+		return ExitUsage // cobra's own errors: argument counts, unknown commands
+	}
+}
+
+// oneLine renders err as one line without the library's "echomq: " prefix.
+func oneLine(err error) string {
+	s := strings.TrimPrefix(err.Error(), "echomq: ")
+	s = strings.ReplaceAll(s, "echomq: ", "")
+	return strings.Join(strings.Fields(s), " ")
+}
