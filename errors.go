@@ -148,7 +148,9 @@ type OpError struct {
 	Err error
 }
 
-func (e *OpError) Error() string { return "echomq: " + e.Op + " " + e.Key + ": " + trimPrefix(e.Err.Error()) }
+func (e *OpError) Error() string {
+	return "echomq: " + e.Op + " " + e.Key + ": " + trimPrefix(e.Err.Error())
+}
 func (e *OpError) Unwrap() error { return e.Err }
 
 func trimPrefix(s string) string {

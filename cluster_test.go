@@ -1,0 +1,53 @@
+package echomq_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
+)
+
+// TestCluster: on a 3-master Redis Cluster, append, read and window work on
+// queues whose keys land on different slots (and masters), and every key of
+// one queue shares its slot.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	cl := echomqtest.StartCluster(t)
+	c := connect(t, echomq.Config{URL: cl.URL()})
+	base := echomqtest.Queue(t)
+	masters := map[string]bool{}
+	for i := range 12 {
+		q := fmt.Sprintf("%s.%d", base, i)
+		s := c.Stream(q, "room-opened")
+		t0 := time.Now()
+		var want []echomq.ID
+		for j := range 3 {
+			id, err := s.Append(ctx, echomq.F("room", fmt.Sprint(j)))
+			require.NoError(t, err)
+			want = append(want, id)
+		}
+		evs, err := s.Read(ctx, echomq.All, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, ids(evs))
+		evs, err = s.ReadWindow(ctx, t0.Add(-time.Second), time.Now().Add(time.Second), nil)
+		require.NoError(t, err)
+		require.Equal(t, want, ids(evs))
+		require.NoError(t, s.PutArchived(ctx, want[0]))
+		w, ok, err := s.GetArchived(ctx)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, want[0], w)
+
+		slot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key())
+		require.NoError(t, err)
+		archSlot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key()+":archived")
+		require.NoError(t, err)
+		require.Equal(t, slot, archSlot, "a queue's keys share one slot")
+		masters[fmt.Sprint(slot.(int64)*3/16384)] = true
+	}
+	require.Greater(t, len(masters), 1, "the queues spread over several masters")
+}
