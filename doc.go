@@ -1,0 +1,49 @@
+// Package echomq is an event-stream tier over Valkey (or Redis ≥ 7.0) for
+// Go programs: domain events appended to one named stream per event type,
+// each under a branded, time-ordered id minted by the writer, read back by
+// range, by time window, or live.
+//
+// # Streams
+//
+// One stream per event type: the name is the channel. A reader of the
+// settlement feed reads only settlements, and a new event type costs a new
+// name and nothing else.
+//
+//	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL")}) // "" → embedded engine
+//	defer client.Close()
+//	scored := client.Stream("cm", "guess-scored") // bad names fail here, before any I/O
+//	id, err := scored.Append(ctx, echomq.F("game", game, "player", player, "points", "480"))
+//
+// # Ids
+//
+// Every entry carries an EVT [ID]: three brand letters and the base62 form of
+// a 63-bit [Snowflake] (41 bits of milliseconds since [Epoch], 10 bits of node,
+// 12 bits of sequence). The writer's [Minter] hands them out strictly
+// increasing. The id is stored in the entry as the field "id" (the receipt a
+// reader recovers without re-encoding), and it is mapped onto the entry id
+// "<unix ms>-<node|seq>" ([ID.EntryID]), so stream order, id order and mint
+// order are one sequence, and a time window is an id range ([Floor], [Ceil]).
+//
+// # Reading
+//
+// [Stream.Read] reads a [Range] (oldest first, or newest first), with
+// [Window] and [Since] for time travel; [Stream.Scan] pages through any range
+// holding one page in memory; [Stream.Follow] yields new entries as they
+// arrive.
+//
+// # Reserved names
+//
+// The payload field "id" holds the record id, so a payload naming it is
+// refused ([ErrReservedField]). Queue and stream names match
+// [A-Za-z0-9._-]{1,128}, so no name can reach a reserved suffix such as
+// ":archived" or the "emq:{q}:" prefix the keyspace owns ([ErrInvalidName]).
+// Everything else is the domain's to name.
+//
+// # Errors
+//
+// Bad input is refused before any I/O with a typed error ([*NameError],
+// [*FieldError], [*IDError], [*KindError], [*RangeError], [*ArgumentError]);
+// engine replies come back as [*ServerError], matching [ErrWrongType] or
+// [ErrNonMonotonic] where they mean that. All match their sentinels with
+// errors.Is.
+package echomq
