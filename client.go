@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +34,7 @@ type Client struct {
 // Connect connects to the engine named by cfg.URL, or starts the embedded
 // engine when it is empty, and prepares the minter (a configured node id or
 // one leased from the engine). It returns an [*ArgumentError] for a node id
-// out of range, a [*TransportError] when the engine cannot be reached, and a
+// out of range or a URL that cannot name an engine, a [*TransportError] when the engine cannot be reached, and a
 // [*VersionError] when Interop is set and the engine's version fence holds
 // another version.
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
@@ -59,6 +60,11 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	conn, err := wire.Dial(ctx, opts)
 	if err != nil {
 		c.stopEmbedded()
+		var ue *wire.URLError
+		if errors.As(err, &ue) {
+			// The URL may hold a password: name the rule, not the URL.
+			return nil, &ArgumentError{Name: "url", Reason: strings.TrimPrefix(ue.Error(), "echomq: invalid url: ")}
+		}
 		return nil, fmt.Errorf("echomq: connect: %w", err)
 	}
 	c.conn = conn

@@ -59,8 +59,9 @@ func TestConnectUnreachable(t *testing.T) {
 	_, err := echomq.Connect(ctx, echomq.Config{URL: url})
 	var te *echomq.TransportError
 	require.ErrorAs(t, err, &te)
-	_, err = echomq.Connect(ctx, echomq.Config{URL: "http://nope"})
-	require.Error(t, err)
+	_, err = echomq.Connect(ctx, echomq.Config{URL: "http://user:secret@nope"})
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+	require.NotContains(t, err.Error(), "secret")
 }
 
 // TestInteropFence: with Interop set, Connect writes the version fence when

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -68,10 +69,8 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // failure is reported as one line "emq: <message>" on stderr; results go to
 // stdout. It is safe to call concurrently.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Options) int {
-	if args == nil {
-		args = []string{} // cobra reads os.Args when given nil
-	}
-	a := &app{opts: opts.withDefaults(), stdin: stdin, stdout: stdout, stderr: stderr}
+	args = relativeArgs(args) // never nil: cobra reads os.Args when given nil
+	a := &app{opts: opts.withDefaults(), stdin: stdin, stdout: stdout, stderr: stderr, node: -1}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -84,6 +83,24 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	code := exitCode(err)
 	fmt.Fprintln(stderr, "emq: "+oneLine(err))
 	return code
+}
+
+// relDuration is a negative duration argument such as -1h or -1h30m.
+var relDuration = regexp.MustCompile(`^-([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`)
+
+// relativeArgs rewrites "-1h" to its synonym "now-1h": the flag parser would
+// take an argument that starts with "-" for a flag ("unknown shorthand flag
+// '1'"), and no flag of emq is a digit. As the value of a flag (--from -1h)
+// the synonym means the same.
+func relativeArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if relDuration.MatchString(a) {
+			a = "now" + a
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // usageError is a bad command line found by emq itself or by cobra.
@@ -140,5 +157,5 @@ func exitCode(err error) int {
 func oneLine(err error) string {
 	s := strings.TrimPrefix(err.Error(), "echomq: ")
 	s = strings.ReplaceAll(s, "echomq: ", "")
-	return strings.Join(strings.Fields(s), " ")
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(strings.TrimSpace(s))
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valkey-io/valkey-go"
@@ -29,13 +30,19 @@ type Options struct {
 	RESP2 bool
 }
 
+// URLError is a URL that cannot name an engine.
+type URLError struct{ Err error }
+
+func (e *URLError) Error() string { return "echomq: invalid url: " + strings.TrimPrefix(e.Err.Error(), "valkey: ") }
+func (e *URLError) Unwrap() error { return e.Err }
+
 // Dial connects and checks the connection with a round trip.
 func Dial(ctx context.Context, o Options) (*Conn, error) {
 	var opt valkey.ClientOption
 	if o.URL != "" {
 		var err error
 		if opt, err = valkey.ParseURL(o.URL); err != nil {
-			return nil, err
+			return nil, &URLError{Err: err}
 		}
 	} else {
 		opt.InitAddress = []string{o.Addr}
