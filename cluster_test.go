@@ -1,6 +1,7 @@
 package echomq_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -48,6 +49,19 @@ func TestCluster(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, slot, archSlot, "a queue's keys share one slot")
 		masters[fmt.Sprint(slot.(int64)*3/16384)] = true
+
+		// A transaction over the queue's records and streams runs on its slot.
+		require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+			if err := tx.Put("rooms", "ROM1", []byte("open")); err != nil {
+				return err
+			}
+			_, err := tx.Append(ctx, "room-opened", echomq.F("room", "ROM1"))
+			return err
+		}, nil))
+		v, ok, err := c.Table(q, "rooms").Get(ctx, "ROM1")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, "open", string(v))
 	}
 	require.Greater(t, len(masters), 1, "the queues spread over several masters")
 }

@@ -82,7 +82,12 @@ func (s *Stream) advancePastTop(ctx context.Context) error {
 	if err != nil || !ok {
 		return err
 	}
-	top, err := ParseEntryID(info.LastGeneratedID)
+	return s.c.advancePast(info.LastGeneratedID)
+}
+
+// advancePast moves the minter above the entry id top.
+func (c *Client) advancePast(lastGenerated string) error {
+	top, err := ParseEntryID(lastGenerated)
 	if err != nil {
 		return err
 	}
@@ -94,10 +99,10 @@ func (s *Stream) advancePastTop(ctx context.Context) error {
 		case top.Seq > MaxTail && top.Ms-uint64(Epoch) <= maxTS:
 			snow = Snowflake(int64(top.Ms-uint64(Epoch))<<tailBits | MaxTail)
 		default:
-			return &IDError{Input: info.LastGeneratedID, Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}
+			return &IDError{Input: lastGenerated, Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}
 		}
 	}
-	s.c.minter.AdvancePast(snow)
+	c.minter.AdvancePast(snow)
 	return nil
 }
 
