@@ -1,0 +1,86 @@
+package echomq
+
+import (
+	"context"
+
+	"github.com/echomq/echomq/internal/keyspace"
+)
+
+// SnapshotStore is the engine value that holds the snapshot of one
+// incremental projection, "emq:{queue}:projection:<name>": an opaque byte
+// string written and read whole, so whatever the writer packs into it
+// (state and checkpoint together) is replaced atomically. The projection
+// package defines what goes in it. A SnapshotStore is a cheap handle, safe
+// for concurrent use.
+//
+// Bad names are caught when the handle is made: every method of a store made
+// from a bad queue or projection name returns the [*NameError] before any I/O.
+type SnapshotStore struct {
+	c   *Client
+	key string
+	err error
+}
+
+// Snapshot returns the snapshot store of projection name in queue. Names
+// match [A-Za-z0-9._-]{1,128}; a queue may not be named "emq".
+func (c *Client) Snapshot(queue, name string) *SnapshotStore {
+	s := &SnapshotStore{c: c}
+	if err := keyspace.Queue(queue); err != nil {
+		s.err = err
+	} else if err := keyspace.Projection(name); err != nil {
+		s.err = err
+	} else {
+		s.key = keyspace.ProjectionKey(queue, name)
+	}
+	return s
+}
+
+// Key returns the engine key ("" for a bad name).
+func (s *SnapshotStore) Key() string { return s.key }
+
+// Err returns the [*NameError] of a handle made from a bad name, or nil.
+func (s *SnapshotStore) Err() error { return s.err }
+
+func (s *SnapshotStore) ready(ctx context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.c.isClosed() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
+// Load returns the stored snapshot and true, or nil and false when none is
+// stored (absent is an answer, not an error). Errors: the handle's
+// [*NameError], [ErrWrongType] when the key holds another type, [ErrClosed],
+// context errors, [*TransportError].
+func (s *SnapshotStore) Load(ctx context.Context) ([]byte, bool, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, false, opError("load snapshot", s.key, err)
+	}
+	v, ok, err := s.c.conn.Get(ctx, s.key)
+	if err != nil || !ok {
+		return nil, false, opError("load snapshot", s.key, err)
+	}
+	return []byte(v), true, nil
+}
+
+// Save replaces the stored snapshot with b in one command. Errors as
+// [SnapshotStore.Load]; on any error nothing was written.
+func (s *SnapshotStore) Save(ctx context.Context, b []byte) error {
+	if err := s.ready(ctx); err != nil {
+		return opError("save snapshot", s.key, err)
+	}
+	return opError("save snapshot", s.key, s.c.conn.Set(ctx, s.key, string(b)))
+}
+
+// Delete removes the stored snapshot and reports whether one was stored.
+// Errors as [SnapshotStore.Load].
+func (s *SnapshotStore) Delete(ctx context.Context) (bool, error) {
+	if err := s.ready(ctx); err != nil {
+		return false, opError("delete snapshot", s.key, err)
+	}
+	n, err := s.c.conn.Del(ctx, s.key)
+	return n > 0, opError("delete snapshot", s.key, err)
+}
