@@ -52,7 +52,8 @@ func (f *nodeFlag) Set(s string) error {
 
 func (f *nodeFlag) Type() string { return "int" }
 
-const rootLong = `emq appends to, reads and inspects EchoMQ streams on a Valkey or Redis server.
+const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams on a Valkey
+or Redis server.
 
 Engine: --url, or the EMQ_URL environment variable, names the server
 (redis://host:port[/db], rediss:// for TLS, valkey://). When both are empty
@@ -103,7 +104,8 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.BoolVar(&a.json, "json", false, "write one JSON document instead of a table")
 	pf.Var((*nodeFlag)(&a.node), "node", "node id 0..1023 stamped into minted ids (default: leased from the engine)")
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
-		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand())
+		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
+		a.projectCommand())
 	return root
 }
 
