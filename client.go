@@ -28,7 +28,6 @@ type Client struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
-	closeErr  error
 }
 
 // Connect connects to the engine named by cfg.URL, or starts the embedded
@@ -124,21 +123,22 @@ func (c *Client) fence(ctx context.Context) error {
 
 // Close releases the node id lease, closes the connections and stops the
 // embedded engine if Connect started one. It is idempotent; verbs called
-// after it return [ErrClosed].
+// after it return [ErrClosed]. A lease that cannot be released (the engine
+// is gone) is logged, not returned: it expires by itself after
+// Config.NodeLeaseTTL.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
 		if c.lease != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			c.closeErr = c.lease.Release(ctx)
+			if err := c.lease.Release(ctx); err != nil {
+				c.cfg.Logger.Warn("echomq: node id lease not released; it expires by itself", "node", c.lease.Node(), "err", err)
+			}
 			cancel()
 		}
 		c.conn.Close()
 		c.stopEmbedded()
 	})
-	if c.closeErr != nil && !errors.Is(c.closeErr, ErrClosed) {
-		return fmt.Errorf("echomq: close: release node id: %w", c.closeErr)
-	}
 	return nil
 }
 

@@ -31,6 +31,19 @@
 // holding one page in memory; [Stream.Follow] yields new entries as they
 // arrive.
 //
+// # Consumer groups
+//
+// [Client.Consumer] reads a stream as one member of a group, at least once:
+// it drains its own pending list, reclaims idle entries and blocks for new
+// ones; a handler's error or panic leaves the entry pending, and after
+// MaxDeliveries it moves to the stream's [DeadLetters]. Handlers are made
+// idempotent by branded id with [Once]. See docs/consumer-groups.md.
+//
+// # Tables and transactions
+//
+// [Client.Table] holds small records beside the streams; [Client.Update]
+// changes records and appends events in one optimistic transaction.
+//
 // # Reserved names
 //
 // The payload field "id" holds the record id, so a payload naming it is

@@ -1,0 +1,263 @@
+package echomq
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/echomq/echomq/internal/keyspace"
+)
+
+// HandlerFunc handles one delivery. Returning nil acknowledges the entry;
+// an error (or a panic) leaves it pending for a later delivery. ctx ends
+// before a peer could reclaim the entry (see [ConsumerConfig.MinIdle]) and
+// when a graceful stop runs out of grace; a handler must return soon after.
+type HandlerFunc func(ctx context.Context, d Delivery) error
+
+// Delivery is one entry handed to a handler: the event (branded id, entry
+// id, payload without the "id" field) and where and how often it was
+// delivered.
+type Delivery struct {
+	Event
+	// Attempts is the engine's delivery count of the entry, this delivery
+	// included: 1 the first time, then 2, 3, … after failures, crashes or
+	// reclaims.
+	Attempts int64
+	// Queue, Stream, Group and Consumer name where it was delivered.
+	Queue, Stream, Group, Consumer string
+}
+
+// Key returns the record's idempotency key: its branded id, or its entry id
+// when another program appended it without one.
+func (d Delivery) Key() string {
+	if d.ID.IsZero() {
+		return d.Entry.String()
+	}
+	return d.ID.String()
+}
+
+// Defaults of [ConsumerConfig].
+const (
+	DefaultCount         = 100
+	DefaultBeat          = time.Second
+	DefaultMinIdle       = 30 * time.Second
+	DefaultMaxDeliveries = 16
+	DefaultGrace         = 10 * time.Second
+)
+
+// ConsumerConfig configures [Client.Consumer]. Queue, Stream, Group, Start
+// and Handle are required; every other field has a working default.
+type ConsumerConfig struct {
+	// Queue, Stream and Group name the group to read (created at Start
+	// when missing).
+	Queue, Stream, Group string
+
+	// Name is the consumer's name within the group; it keys the consumer's
+	// pending list, so a restart under the same name recovers its own
+	// backlog first. Defaults to "<hostname>-<pid>".
+	Name string
+
+	// Start is where the group begins when Run has to create it; an
+	// existing group keeps its position. Required: [StartNew] or
+	// [StartHead].
+	Start Start
+
+	// Handle handles each delivery. Required.
+	Handle HandlerFunc
+
+	// Count caps the entries one read or reclaim fetches; it is also the
+	// depth of the queue in front of the handlers. Defaults to 100.
+	Count int
+
+	// Beat is how long a read blocks waiting for new entries and how often
+	// idle entries are reclaimed; it bounds how late a stop is noticed.
+	// Defaults to 1s.
+	Beat time.Duration
+
+	// MinIdle is how long an entry must sit unacknowledged before any
+	// consumer of the group (this one included) reclaims it: the retry
+	// delay of a failed entry and the takeover delay after a crash. A
+	// handler's context ends MinIdle minus a safety margin (a tenth of
+	// MinIdle, plus AckInterval) after the entry was fetched, so no peer
+	// can reclaim an entry while its handler still runs. Keep
+	// Count × handler time well below it. Defaults to 30s.
+	MinIdle time.Duration
+
+	// Concurrency is how many handlers run in parallel. Defaults to 1:
+	// entries are handled one at a time, in fetch order.
+	Concurrency int
+
+	// MaxDeliveries is how many deliveries an entry gets: when the handler
+	// fails on delivery MaxDeliveries (or the entry arrives with more, as
+	// after repeated crashes mid-handler) it is moved to the dead-letter
+	// stream and acknowledged. Defaults to 16; a negative value disables
+	// dead-lettering (entries are retried forever).
+	MaxDeliveries int
+
+	// AckBatch caps the ids one XACK carries. Defaults to Count.
+	AckBatch int
+
+	// AckInterval is how long acknowledgements may wait to fill a batch.
+	// Defaults to 0: an XACK is sent as soon as the previous one returned,
+	// carrying every id that completed meanwhile. At most MinIdle/4.
+	AckInterval time.Duration
+
+	// Grace is how long a stopping consumer lets running handlers finish
+	// before it cancels their contexts. Defaults to 10s.
+	Grace time.Duration
+
+	// Logger receives failures, panics, dead letters and retries. Defaults
+	// to the client's logger.
+	Logger *slog.Logger
+}
+
+// Consumer reads a stream as one member of a consumer group and hands each
+// entry to a handler, at least once. See [Client.Consumer] and
+// [Consumer.Run]. Its methods are safe for concurrent use; Run runs once at
+// a time.
+type Consumer struct {
+	c     *Client
+	cfg   ConsumerConfig
+	s     *Stream
+	dead  *Stream
+	log   *slog.Logger
+	start string
+
+	running atomic.Bool
+	stats   consumerCounters
+}
+
+// Consumer validates cfg and returns a consumer ready to [Consumer.Run].
+// Nothing is written until Run. Errors: [*NameError] for a bad queue,
+// stream, group or consumer name; [*ArgumentError] for a missing handler, a
+// zero Start or an option out of range.
+func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
+	s := c.Stream(cfg.Queue, cfg.Stream)
+	cfg = cfg.withDefaults(c)
+	err := s.Group(cfg.Group).Err()
+	if err == nil {
+		err = checkConsumer(cfg.Name)
+	}
+	if err == nil {
+		err = cfg.validate()
+	}
+	if err != nil {
+		return nil, opError("consumer", s.key, err)
+	}
+	start, _ := cfg.Start.entryID()
+	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
+	return &Consumer{c: c, cfg: cfg, s: s, dead: s.deadStream(), log: log, start: start}, nil
+}
+
+func (cfg ConsumerConfig) withDefaults(c *Client) ConsumerConfig {
+	if cfg.Name == "" {
+		cfg.Name = DefaultConsumerName()
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defDur := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&cfg.Count, DefaultCount)
+	def(&cfg.Concurrency, 1)
+	def(&cfg.MaxDeliveries, DefaultMaxDeliveries)
+	def(&cfg.AckBatch, cfg.Count)
+	defDur(&cfg.Beat, DefaultBeat)
+	defDur(&cfg.MinIdle, DefaultMinIdle)
+	defDur(&cfg.Grace, DefaultGrace)
+	if cfg.Logger == nil {
+		cfg.Logger = c.cfg.Logger
+	}
+	return cfg
+}
+
+func (cfg ConsumerConfig) validate() error {
+	bad := func(name, reason string) error { return &ArgumentError{Name: name, Reason: reason} }
+	switch {
+	case cfg.Handle == nil:
+		return bad("handler", "Handle is required")
+	case cfg.Start != StartNew && cfg.Start != StartHead:
+		return bad("start", "must be StartNew or StartHead")
+	case cfg.Count < 0, cfg.Concurrency < 0, cfg.AckBatch < 0:
+		return bad("consumer config", "Count, Concurrency and AckBatch must not be negative")
+	case cfg.Beat < time.Millisecond:
+		return bad("beat", "must be at least 1ms")
+	case cfg.MinIdle < time.Millisecond:
+		return bad("min idle", "must be at least 1ms")
+	case cfg.Grace < 0:
+		return bad("grace", "must not be negative")
+	case cfg.AckInterval < 0 || cfg.AckInterval > cfg.MinIdle/4:
+		return bad("ack interval", "must lie in [0, MinIdle/4]")
+	}
+	return nil
+}
+
+// DefaultConsumerName returns "<hostname>-<pid>" with every byte outside
+// the name grammar replaced by "-".
+func DefaultConsumerName() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "host"
+	}
+	b := []byte(host + "-" + strconv.Itoa(os.Getpid()))
+	for i, ch := range b {
+		if keyspace.Name("consumer", string(ch)) != nil {
+			b[i] = '-'
+		}
+	}
+	if len(b) > keyspace.MaxNameLen {
+		b = b[len(b)-keyspace.MaxNameLen:]
+	}
+	return string(b)
+}
+
+// Name returns the consumer's name within its group.
+func (c *Consumer) Name() string { return c.cfg.Name }
+
+// Config returns the consumer's configuration with the defaults filled in.
+func (c *Consumer) Config() ConsumerConfig { return c.cfg }
+
+// margin is how long before the engine could see an entry as idle for
+// MinIdle its handler's context ends.
+func (c *Consumer) margin() time.Duration { return c.cfg.MinIdle/10 + c.cfg.AckInterval }
+
+// ConsumerStats are a consumer's counters since it was made.
+type ConsumerStats struct {
+	Delivered int64 // handler calls
+	Acked     int64 // entries acknowledged after success (or trimmed)
+	Failed    int64 // handler errors, panics included
+	Panics    int64 // handler panics
+	Dead      int64 // entries moved to the dead-letter stream
+	Trimmed   int64 // pending entries whose data was trimmed: acknowledged, never handled
+	Reclaimed int64 // entries taken over from idle pending lists
+	Expired   int64 // fetched entries whose deadline passed before a handler was free: left pending
+	Released  int64 // fetched entries handed back unhandled at stop
+}
+
+type consumerCounters struct {
+	delivered, acked, failed, panics, dead, trimmed, reclaimed, expired, released atomic.Int64
+}
+
+// Stats returns the consumer's counters.
+func (c *Consumer) Stats() ConsumerStats {
+	s := &c.stats
+	return ConsumerStats{
+		Delivered: s.delivered.Load(), Acked: s.acked.Load(), Failed: s.failed.Load(), Panics: s.panics.Load(),
+		Dead: s.dead.Load(), Trimmed: s.trimmed.Load(), Reclaimed: s.reclaimed.Load(), Expired: s.expired.Load(),
+		Released: s.released.Load(),
+	}
+}
+
+// String names the consumer for logs.
+func (c *Consumer) String() string {
+	return fmt.Sprintf("consumer %s of group %s on %s", c.cfg.Name, c.cfg.Group, c.s.key)
+}

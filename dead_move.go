@@ -1,0 +1,53 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"strconv"
+)
+
+// deadLetter moves an entry to the dead-letter stream and acknowledges it,
+// in one atomic step that first checks this consumer still owns it (so a
+// peer that reclaimed it meanwhile keeps it, and an entry is dead-lettered
+// once). The dead letter's id comes from the client's minter; when another
+// writer got above it, the minter moves past the dead stream's top and
+// mints again. A failure leaves the entry pending: its next delivery is
+// over the limit and moves it then.
+func (r *run) deadLetter(j *job, cause string) {
+	c := r.c
+	d := &j.d
+	origin := d.Key()
+	pairs := []string{
+		ReservedField, "", // the dead letter's own id, minted per attempt
+		DeadFieldOrigin, origin,
+		DeadFieldStream, c.cfg.Stream,
+		DeadFieldGroup, c.cfg.Group,
+		DeadFieldConsumer, c.cfg.Name,
+		DeadFieldAttempts, strconv.FormatInt(d.Attempts, 10),
+		DeadFieldError, cause,
+		DeadFieldPayload, encodePayload(d.Fields),
+	}
+	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		id := c.c.minter.NextID(BrandEvent)
+		pairs[1] = id.String()
+		moved, err := c.c.conn.DeadLetter(ctx, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, d.Entry.String(), id.EntryID().String(), pairs)
+		switch {
+		case err == nil && moved:
+			c.stats.dead.Add(1)
+			c.log.Warn("entry moved to the dead letters", "entry", d.Entry, "id", origin, "attempts", d.Attempts, "error", cause, "dead", id)
+			return
+		case err == nil:
+			c.log.Info("entry left this consumer before it could be dead-lettered", "entry", d.Entry, "id", origin)
+			return
+		case !errors.Is(err, ErrNonMonotonic) || attempt >= c.c.cfg.AppendRetries:
+			c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)
+			return
+		}
+		if err := c.dead.advancePastTop(ctx); err != nil {
+			c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)
+			return
+		}
+	}
+}
