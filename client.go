@@ -169,7 +169,12 @@ func (c *Client) NodeID() int { return c.minter.Node() }
 func (c *Client) Embedded() bool { return c.embedded != nil }
 
 // Now returns the client's clock reading.
-func (c *Client) Now() time.Time { return c.cfg.Clock() }
+func (c *Client) Now() time.Time {
+	if c.cfg.Clock == nil {
+		return time.Now()
+	}
+	return c.cfg.Clock()
+}
 
 // Do runs a raw engine command and returns its reply as Go values (string,
 // int64, []any, map[string]any, nil for a nil reply). The second word is

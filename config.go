@@ -34,7 +34,7 @@ type Config struct {
 	NodeLeaseTTL time.Duration
 
 	// Clock is the time source of the minter and of time windows relative
-	// to now. Defaults to time.Now.
+	// to now. Defaults to nil: the system clock.
 	Clock Clock
 
 	// Interop enables the version fence of the original EchoMQ: Connect
@@ -63,9 +63,6 @@ func Node(n int) *int { return &n }
 func (c Config) withDefaults() Config {
 	if c.NodeLeaseTTL <= 0 {
 		c.NodeLeaseTTL = 30 * time.Second
-	}
-	if c.Clock == nil {
-		c.Clock = time.Now
 	}
 	if c.AppendRetries <= 0 {
 		c.AppendRetries = 64

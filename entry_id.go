@@ -2,7 +2,6 @@ package echomq
 
 import (
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -35,19 +34,41 @@ func unixMs(t time.Time) uint64 {
 // bare "<ms>" (seq 0). It returns an [*IDError] (matching [ErrMalformedID])
 // otherwise.
 func ParseEntryID(s string) (EntryID, error) {
-	msPart, seqPart, hasSeq := strings.Cut(s, "-")
-	ms, err := strconv.ParseUint(msPart, 10, 64)
-	if err != nil || msPart == "" || msPart[0] == '+' {
+	// Hand-rolled: every read decodes one entry id per event, and this is a
+	// few times cheaper than strings.Cut plus two strconv.ParseUint calls.
+	ms, rest, ok := parseUint(s)
+	if !ok {
 		return EntryID{}, &IDError{Input: s, Reason: "entry id must be <ms>-<seq>"}
 	}
-	var seq uint64
-	if hasSeq {
-		seq, err = strconv.ParseUint(seqPart, 10, 64)
-		if err != nil || seqPart == "" || seqPart[0] == '+' {
-			return EntryID{}, &IDError{Input: s, Reason: "entry id must be <ms>-<seq>"}
-		}
+	if rest == "" {
+		return EntryID{Ms: ms}, nil
+	}
+	if rest[0] != '-' {
+		return EntryID{}, &IDError{Input: s, Reason: "entry id must be <ms>-<seq>"}
+	}
+	seq, rest, ok := parseUint(rest[1:])
+	if !ok || rest != "" {
+		return EntryID{}, &IDError{Input: s, Reason: "entry id must be <ms>-<seq>"}
 	}
 	return EntryID{Ms: ms, Seq: seq}, nil
+}
+
+// parseUint reads the leading decimal digits of s as a uint64 and returns
+// the rest; false when there is no digit or the value overflows.
+func parseUint(s string) (n uint64, rest string, ok bool) {
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		d := uint64(c - '0')
+		if n > (1<<64-1-d)/10 {
+			return 0, s, false
+		}
+		n = n*10 + d
+	}
+	return n, s[i:], i > 0
 }
 
 // String returns "<ms>-<seq>".

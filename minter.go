@@ -21,7 +21,33 @@ type Minter struct {
 	// cell is node<<53 | ts<<12 | seq: the node lives in the same word as the
 	// monotonic part so that changing it and bumping the millisecond is one CAS.
 	cell  atomic.Uint64
-	clock Clock
+	clock Clock // nil: the system clock, read through sysMillis
+	sys   atomic.Pointer[clockBase]
+}
+
+// clockBase anchors the system clock: a wall reading with its monotonic
+// reading. Between re-anchorings the wall time is derived from the monotonic
+// clock alone (time.Since reads only that), which costs about half of a full
+// time.Now; the anchor is renewed every second so the derived time follows
+// the wall clock, steps included.
+type clockBase struct {
+	t      time.Time
+	wallMs int64
+}
+
+const reanchorEvery = time.Second
+
+// sysMillis returns the system wall clock in Unix milliseconds.
+func (m *Minter) sysMillis() int64 {
+	b := m.sys.Load()
+	if b != nil {
+		if d := time.Since(b.t); d >= 0 && d < reanchorEvery {
+			return b.wallMs + int64(d/time.Millisecond)
+		}
+	}
+	now := time.Now()
+	m.sys.Store(&clockBase{t: now, wallMs: now.UnixMilli()})
+	return now.UnixMilli()
 }
 
 const (
@@ -30,13 +56,10 @@ const (
 )
 
 // NewMinter returns a minter for node (0..[MaxNode]) reading clock (nil means
-// time.Now). It returns an [*IDError] for a node out of range.
+// the system clock). It returns an [*IDError] for a node out of range.
 func NewMinter(node int, clock Clock) (*Minter, error) {
 	if node < 0 || node > MaxNode {
 		return nil, &IDError{Reason: "node out of range 0..1023"}
-	}
-	if clock == nil {
-		clock = time.Now
 	}
 	m := &Minter{clock: clock}
 	m.cell.Store(uint64(node) << monoBits)
@@ -48,7 +71,12 @@ func (m *Minter) Node() int { return int(m.cell.Load() >> monoBits) }
 
 // Next mints the next snowflake.
 func (m *Minter) Next() Snowflake {
-	now := m.clock().UnixMilli() - Epoch
+	var now int64
+	if m.clock != nil {
+		now = m.clock().UnixMilli() - Epoch
+	} else {
+		now = m.sysMillis() - Epoch
+	}
 	if now < 0 {
 		now = 0
 	}

@@ -37,6 +37,11 @@ func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
 		if attempt >= s.c.cfg.AppendRetries {
 			return ID{}, opError("append", s.key, fmt.Errorf("%w after %d attempts: %w", ErrContention, attempt+1, err))
 		}
+		if attempt == 0 {
+			// Usually one of this client's own later ids won the race to
+			// the engine; the minter is already past it.
+			continue
+		}
 		if err := s.advancePastTop(ctx); err != nil {
 			return ID{}, opError("append", s.key, err)
 		}
@@ -64,8 +69,7 @@ func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
 }
 
 func (s *Stream) add(ctx context.Context, id ID, f Fields) error {
-	_, err := s.c.conn.XAdd(ctx, s.key, id.EntryID().String(), entryPairs(id, f))
-	return err
+	return s.c.conn.XAdd(ctx, s.key, id.EntryID().String(), id.String(), f)
 }
 
 // entryPairs returns "id", <receipt>, then the payload pairs.
@@ -167,14 +171,28 @@ func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error
 	}
 	for attempt := 0; len(todo) > 0; attempt++ {
 		entryIDs := make([]string, len(todo))
+		receipts := make([]string, len(todo))
 		pairs := make([][]string, len(todo))
+		// One buffer holds every receipt and entry id of the round; the
+		// strings are slices of it, two allocations instead of two per record.
+		buf := make([]byte, 0, len(todo)*(IDLen+41))
+		ends := make([]int, len(todo)) // where each record's entry id ends in buf
 		for j, i := range todo {
 			ids[i] = s.c.minter.NextID(BrandEvent)
-			entryIDs[j] = ids[i].EntryID().String()
-			pairs[j] = entryPairs(ids[i], records[i])
+			buf = ids[i].appendTo(buf)
+			buf = ids[i].EntryID().AppendTo(buf)
+			ends[j] = len(buf)
+			pairs[j] = records[i]
+		}
+		all := string(buf)
+		start := 0
+		for j := range todo {
+			receipts[j] = all[start : start+IDLen]
+			entryIDs[j] = all[start+IDLen : ends[j]]
+			start = ends[j]
 		}
 		var retry []int
-		for j, err := range s.c.conn.XAddMulti(ctx, s.key, entryIDs, pairs) {
+		for j, err := range s.c.conn.XAddReceipts(ctx, s.key, entryIDs, receipts, pairs) {
 			i := todo[j]
 			errs[i] = err
 			if err != nil && errors.Is(err, ErrNonMonotonic) && attempt < s.c.cfg.AppendRetries {

@@ -52,8 +52,8 @@ func (f *nodeFlag) Set(s string) error {
 
 func (f *nodeFlag) Type() string { return "int" }
 
-const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams on a Valkey
-or Redis server.
+const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams, and runs
+and administers consumer groups and their dead letters, on a Valkey or Redis server.
 
 Engine: --url, or the EMQ_URL environment variable, names the server
 (redis://host:port[/db], rediss:// for TLS, valkey://). When both are empty
@@ -73,7 +73,7 @@ Exit codes:
   0  ok
   1  runtime or engine error (unreachable, refused, wrong key type)
   2  bad command line, decided before any I/O; one line "emq: <message>" on stderr
-  3  not found (info on a missing stream)`
+  3  not found (a missing stream, group, consumer or dead letter)`
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
@@ -105,7 +105,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.Var((*nodeFlag)(&a.node), "node", "node id 0..1023 stamped into minted ids (default: leased from the engine)")
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
-		a.projectCommand())
+		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand())
 	return root
 }
 

@@ -48,6 +48,10 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 		opt.InitAddress = []string{o.Addr}
 	}
 	opt.DisableCache = true
+	// One pipelined connection per node: valkey-go would otherwise spread
+	// commands over several connections at random, so XADDs minted in order
+	// could reach the engine out of order and be refused as below the top.
+	opt.PipelineMultiplex = -1
 	opt.ForceSingleClient = opt.ForceSingleClient || o.ForceSingle
 	opt.AlwaysRESP2 = opt.AlwaysRESP2 || o.RESP2
 	if o.ClientName != "" {

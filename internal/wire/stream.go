@@ -16,26 +16,40 @@ type Entry struct {
 	Fields []string
 }
 
-// xadd builds XADD key id <pairs…>.
-func (w *Conn) xadd(key, id string, pairs []string) valkey.Completed {
-	return w.c.B().Arbitrary("XADD").Keys(key).Args(id).Args(pairs...).Build()
+// xadd builds XADD key <entry id> id <receipt> <pairs…>: the receipt field
+// first, then the payload, without copying the payload into a new slice.
+func (w *Conn) xadd(key, entryID, receipt string, pairs []string) valkey.Completed {
+	return w.c.B().Arbitrary("XADD").Keys(key).Args(entryID, "id", receipt).Args(pairs...).Build()
 }
 
-// XAdd appends one entry with an explicit entry id and returns the id the
-// engine assigned.
-func (w *Conn) XAdd(ctx context.Context, key, id string, pairs []string) (string, error) {
-	s, err := w.c.Do(ctx, w.xadd(key, id, pairs)).ToString()
-	return s, convert(err)
+// XAdd appends one entry with an explicit entry id, the receipt as its first
+// field "id" and then the payload pairs.
+func (w *Conn) XAdd(ctx context.Context, key, entryID, receipt string, pairs []string) error {
+	return convert(w.c.Do(ctx, w.xadd(key, entryID, receipt, pairs)).Error())
 }
 
-// XAddMulti appends several entries to one key in one pipeline and returns
-// each entry's outcome.
-func (w *Conn) XAddMulti(ctx context.Context, key string, ids []string, pairs [][]string) []error {
-	cmds := make(valkey.Commands, len(ids))
-	for i := range ids {
-		cmds[i] = w.xadd(key, ids[i], pairs[i])
+// XAddMulti appends several entries (each with its whole field list) to one
+// key in one pipeline and returns each entry's outcome.
+func (w *Conn) XAddMulti(ctx context.Context, key string, entryIDs []string, fields [][]string) []error {
+	cmds := make(valkey.Commands, len(entryIDs))
+	for i := range entryIDs {
+		cmds[i] = w.c.B().Arbitrary("XADD").Keys(key).Args(entryIDs[i]).Args(fields[i]...).Build()
 	}
-	errs := make([]error, len(ids))
+	errs := make([]error, len(entryIDs))
+	for i, r := range w.c.DoMulti(ctx, cmds...) {
+		errs[i] = convert(r.Error())
+	}
+	return errs
+}
+
+// XAddReceipts appends several entries to one key in one pipeline, each with
+// its receipt as the first field, and returns each entry's outcome.
+func (w *Conn) XAddReceipts(ctx context.Context, key string, entryIDs, receipts []string, pairs [][]string) []error {
+	cmds := make(valkey.Commands, len(entryIDs))
+	for i := range entryIDs {
+		cmds[i] = w.xadd(key, entryIDs[i], receipts[i], pairs[i])
+	}
+	errs := make([]error, len(entryIDs))
 	for i, r := range w.c.DoMulti(ctx, cmds...) {
 		errs[i] = convert(r.Error())
 	}

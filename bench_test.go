@@ -1,0 +1,505 @@
+package echomq_test
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
+)
+
+// Every engine benchmark compares EchoMQ with a raw client on the same
+// private redis-server, in the same run. The ratio sub-benchmarks alternate
+// the contenders round by round (rotating who goes first), so that a noisy
+// neighbour or a warming engine hurts every side alike; their x_vs_* metrics
+// are the numbers BENCHMARKS.md holds against the targets. The ours/valkey/
+// goredis sub-benchmarks measure each side alone, for ns/op and allocations.
+
+const (
+	benchWriters  = 64   // goroutines of the parallel append comparison
+	benchBatch    = 64   // records per AppendBatch
+	benchPage     = 1000 // entries per read page
+	benchPages    = 32   // pages prefilled for the read comparison
+	appendRound   = 2048 // appends per contender per ratio round
+	batchRound    = 16   // batches per contender per ratio round
+	readRound     = 4    // pages per contender per ratio round
+	mintTargetIDs = 20e6 // ids per second one goroutine must mint
+)
+
+// benchPayload is the payload of every append, ours and the baselines'.
+var benchPayload = echomq.F("room", "lobby-7", "player", "PLR0KHTOWnGLuC", "points", "120")
+
+// benchEnv is one private redis-server and the three clients compared on it.
+type benchEnv struct {
+	emq *echomq.Client
+	vk  valkey.Client // configured like EchoMQ's own valkey-go client
+	gr  *redis.Client // go-redis with its default options
+	q   string
+}
+
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	url := echomqtest.Start(b).URL()
+	emq, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: echomq.Node(1), Notice: io.Discard})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, emq.Close()) })
+	opt, err := valkey.ParseURL(url)
+	require.NoError(b, err)
+	opt.DisableCache = true
+	vk, err := valkey.NewClient(opt)
+	require.NoError(b, err)
+	b.Cleanup(vk.Close)
+	gopt, err := redis.ParseURL(url)
+	require.NoError(b, err)
+	gr := redis.NewClient(gopt)
+	b.Cleanup(func() { require.NoError(b, gr.Close()) })
+	return &benchEnv{emq: emq, vk: vk, gr: gr, q: echomqtest.Queue(b)}
+}
+
+func (e *benchEnv) del(key string) error {
+	return e.vk.Do(ctx, e.vk.B().Del().Key(key).Build()).Error()
+}
+
+// xadd is the raw baseline of Append: XADD key * <payload>.
+func (e *benchEnv) xadd(key string) valkey.Completed {
+	return e.vk.B().Xadd().Key(key).Id("*").FieldValue().
+		FieldValue(benchPayload[0], benchPayload[1]).
+		FieldValue(benchPayload[2], benchPayload[3]).
+		FieldValue(benchPayload[4], benchPayload[5]).Build()
+}
+
+func (e *benchEnv) xaddValkey(key string) error { return e.vk.Do(ctx, e.xadd(key)).Error() }
+
+// xaddGoRedis is the go-redis baseline of Append.
+func (e *benchEnv) xaddGoRedis(key string) error {
+	return e.gr.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string(benchPayload)}).Err()
+}
+
+// retries returns how many Appends minted again (one XINFO STREAM each) and
+// how many XADDs the engine refused as not above the top, since the last
+// CONFIG RESETSTAT. Only Append issues XINFO STREAM here.
+func (e *benchEnv) retries() (xinfo, refused int64, err error) {
+	info, err := e.vk.Do(ctx, e.vk.B().Info().Section("commandstats").Build()).ToString()
+	if err != nil {
+		return 0, 0, err
+	}
+	stat := func(cmd, field string) int64 {
+		_, line, ok := strings.Cut(info, "cmdstat_"+cmd+":")
+		if !ok {
+			return 0
+		}
+		line, _, _ = strings.Cut(line, "\n")
+		for kv := range strings.SplitSeq(strings.TrimSpace(line), ",") {
+			if k, v, _ := strings.Cut(kv, "="); k == field {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				return n
+			}
+		}
+		return 0
+	}
+	return stat("xinfo|stream", "calls"), stat("xadd", "failed_calls"), nil
+}
+
+func (e *benchEnv) resetStats() error {
+	return e.vk.Do(ctx, e.vk.B().ConfigResetstat().Build()).Error()
+}
+
+// side is one contender of a ratio benchmark: run performs n operations;
+// reset, when set, runs untimed before each of its rounds.
+type side struct {
+	name  string
+	reset func() error
+	run   func(n int) error
+}
+
+// compareRounds runs the sides in alternating rounds of perRound operations
+// each until the benchmark time is used, then reports each side's rate
+// (<name>_<unit>) and how many times faster the first side (ours) is than
+// each other side (x_vs_<name>); ns/op becomes ours per operation. It
+// returns how many operations each side ran.
+func compareRounds(b *testing.B, perRound int, unit string, sides ...side) int {
+	b.Helper()
+	spent := make([]time.Duration, len(sides))
+	rounds := 0
+	for b.Loop() {
+		for k := range sides {
+			i := (rounds + k) % len(sides)
+			if s := sides[i]; s.reset != nil {
+				require.NoError(b, s.reset())
+			}
+			start := time.Now()
+			err := sides[i].run(perRound)
+			spent[i] += time.Since(start)
+			require.NoError(b, err, sides[i].name)
+		}
+		rounds++
+	}
+	ops := float64(rounds * perRound)
+	for i, s := range sides {
+		b.ReportMetric(ops/spent[i].Seconds(), s.name+"_"+unit)
+	}
+	for i, s := range sides[1:] {
+		b.ReportMetric(spent[i+1].Seconds()/spent[0].Seconds(), "x_vs_"+s.name)
+	}
+	b.ReportMetric(float64(spent[0].Nanoseconds())/ops, "ns/op")
+	return rounds * perRound
+}
+
+// fanOut runs n calls of op over benchWriters goroutines and returns the
+// first error.
+func fanOut(n int, op func() error) error {
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for g := range benchWriters {
+		wg.Go(func() {
+			for range n/benchWriters + boolInt(g < n%benchWriters) {
+				if err := op(); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func boolInt(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// parallelism makes RunParallel start at least benchWriters goroutines
+// (32 per P on a 2-core machine).
+func parallelism() int { return (benchWriters + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0) }
+
+// runParallel measures op alone from benchWriters goroutines, reporting ops/s.
+func runParallel(b *testing.B, reset func() error, op func() error) {
+	b.ReportAllocs()
+	require.NoError(b, reset())
+	b.SetParallelism(parallelism())
+	var (
+		once  sync.Once
+		first error
+	)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := op(); err != nil {
+				once.Do(func() { first = err })
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	require.NoError(b, first)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// repeat runs op n times on this goroutine and returns the first error.
+func repeat(n int, op func() error) error {
+	for range n {
+		if err := op(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSerial measures op alone on one goroutine, reporting ops/s.
+func runSerial(b *testing.B, reset func() error, op func() error) {
+	b.ReportAllocs()
+	require.NoError(b, reset())
+	for b.Loop() {
+		if err := op(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+}
+
+// reportRetries reports, per Append, how many minted again (retries) and
+// how many XADDs the engine refused as not above the stream top.
+func reportRetries(b *testing.B, e *benchEnv, prefix string, appends int) {
+	xinfo, refused, err := e.retries()
+	require.NoError(b, err)
+	b.ReportMetric(float64(xinfo)/float64(appends), prefix+"retries/op")
+	b.ReportMetric(float64(refused)/float64(appends), prefix+"refused/op")
+}
+
+// BenchmarkAppend compares Append from 64 goroutines with raw valkey-go
+// XADD * and go-redis XAdd of the same payload (targets: ≥ 0.9× valkey-go,
+// ≥ 2× go-redis), and measures one goroutine's Append for its allocations.
+func BenchmarkAppend(b *testing.B) {
+	e := newBenchEnv(b)
+	s := e.emq.Stream(e.q, "append")
+	vkKey, grKey := s.Key()+".valkey", s.Key()+".goredis"
+	ours := func() error { _, err := s.Append(ctx, benchPayload); return err }
+	valkeyOp := func() error { return e.xaddValkey(vkKey) }
+	goredisOp := func() error { return e.xaddGoRedis(grKey) }
+	delOurs := func() error { return e.del(s.Key()) }
+	delValkey := func() error { return e.del(vkKey) }
+	delGoRedis := func() error { return e.del(grKey) }
+
+	b.Run("parallel64/ours", func(b *testing.B) {
+		require.NoError(b, e.resetStats())
+		runParallel(b, delOurs, ours)
+		reportRetries(b, e, "", b.N)
+	})
+	b.Run("parallel64/valkey", func(b *testing.B) { runParallel(b, delValkey, valkeyOp) })
+	b.Run("parallel64/goredis", func(b *testing.B) { runParallel(b, delGoRedis, goredisOp) })
+	b.Run("parallel64/ratio", func(b *testing.B) {
+		require.NoError(b, e.resetStats())
+		appends := compareRounds(b, appendRound, "ops/s",
+			side{"ours", delOurs, func(n int) error { return fanOut(n, ours) }},
+			side{"valkey", delValkey, func(n int) error { return fanOut(n, valkeyOp) }},
+			side{"goredis", delGoRedis, func(n int) error { return fanOut(n, goredisOp) }})
+		reportRetries(b, e, "ours_", appends)
+	})
+	b.Run("serial/ours", func(b *testing.B) { runSerial(b, delOurs, ours) })
+	b.Run("serial/valkey", func(b *testing.B) { runSerial(b, delValkey, valkeyOp) })
+	b.Run("serial/ratio", func(b *testing.B) {
+		compareRounds(b, appendRound/16, "ops/s",
+			side{"ours", delOurs, func(n int) error { return repeat(n, ours) }},
+			side{"valkey", delValkey, func(n int) error { return repeat(n, valkeyOp) }})
+	})
+}
+
+// BenchmarkAppendBatch compares AppendBatch of 64 records with a raw
+// valkey-go DoMulti pipeline of 64 XADD * (target: ≥ 0.9×), and with one of
+// 64 XADDs carrying the same bytes as AppendBatch's (x_vs_samebytes).
+func BenchmarkAppendBatch(b *testing.B) {
+	e := newBenchEnv(b)
+	s := e.emq.Stream(e.q, "batch")
+	vkKey := s.Key() + ".valkey"
+	records := make([]echomq.Fields, benchBatch)
+	for i := range records {
+		records[i] = benchPayload
+	}
+	ours := func() error { _, err := s.AppendBatch(ctx, records); return err }
+	pipeline := func() error {
+		cmds := make(valkey.Commands, benchBatch)
+		for i := range cmds {
+			cmds[i] = e.xadd(vkKey)
+		}
+		for _, r := range e.vk.DoMulti(ctx, cmds...) {
+			if err := r.Error(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// sameKey receives what AppendBatch writes, sent by raw valkey-go: an
+	// explicit entry id and the "id" receipt field ahead of the payload. It
+	// tells the library's own cost apart from the cost of that entry shape.
+	sameKey := s.Key() + ".samebytes"
+	minter, err := echomq.NewMinter(2, nil)
+	require.NoError(b, err)
+	sameBytes := func() error {
+		cmds := make(valkey.Commands, benchBatch)
+		for i := range cmds {
+			id := minter.NextID(echomq.BrandEvent)
+			cmds[i] = e.vk.B().Arbitrary("XADD").Keys(sameKey).
+				Args(id.EntryID().String(), echomq.ReservedField, id.String()).Args(benchPayload...).Build()
+		}
+		for _, r := range e.vk.DoMulti(ctx, cmds...) {
+			if err := r.Error(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	delOurs := func() error { return e.del(s.Key()) }
+	delValkey := func() error { return e.del(vkKey) }
+	delSame := func() error { return e.del(sameKey) }
+
+	b.Run("ours", func(b *testing.B) { runSerial(b, delOurs, ours) })
+	b.Run("valkey", func(b *testing.B) { runSerial(b, delValkey, pipeline) })
+	b.Run("ratio", func(b *testing.B) {
+		compareRounds(b, batchRound, "batches/s",
+			side{"ours", delOurs, func(n int) error { return repeat(n, ours) }},
+			side{"valkey", delValkey, func(n int) error { return repeat(n, pipeline) }},
+			side{"samebytes", delSame, func(n int) error { return repeat(n, sameBytes) }})
+	})
+}
+
+// rawEntry is the baseline's decoding of one XRANGE entry: its id and its
+// field/value pairs in order.
+type rawEntry struct {
+	ID     string
+	Fields []string
+}
+
+// xrangeValkey is the raw baseline of Read: XRANGE key start + COUNT n,
+// decoded into rawEntries.
+func (e *benchEnv) xrangeValkey(key, start string, n int64) ([]rawEntry, error) {
+	arr, err := e.vk.Do(ctx, e.vk.B().Xrange().Key(key).Start(start).End("+").Count(n).Build()).ToArray()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rawEntry, len(arr))
+	for i := range arr {
+		pair, err := arr[i].ToArray()
+		if err != nil || len(pair) != 2 {
+			return nil, errors.New("bad entry")
+		}
+		if out[i].ID, err = pair[0].ToString(); err != nil {
+			return nil, err
+		}
+		if out[i].Fields, err = pair[1].AsStrSlice(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// BenchmarkRead compares Read of 1 000-entry pages with raw valkey-go
+// XRANGE … COUNT 1000 decoded into ids and ordered pairs (target: ≥ 0.9×).
+// Both sides cycle over the same page starts of one prefilled stream.
+func BenchmarkRead(b *testing.B) {
+	e := newBenchEnv(b)
+	s := e.emq.Stream(e.q, "read")
+	records := make([]echomq.Fields, benchPage)
+	for i := range records {
+		records[i] = echomq.F("room", "lobby-7", "player", "PLR0KHTOWnGLuC", "points", strconv.Itoa(i))
+	}
+	starts := make([]echomq.EntryID, benchPages)
+	for p := range starts {
+		ids, err := s.AppendBatch(ctx, records)
+		require.NoError(b, err)
+		starts[p] = ids[0].EntryID()
+	}
+	var oursPage, rawPage int
+	ours := func() error {
+		from := echomq.Inclusive(starts[oursPage%benchPages])
+		oursPage++
+		evs, err := s.Read(ctx, echomq.Span(from, echomq.Unbounded), &echomq.ReadOpts{Count: benchPage})
+		if err == nil && len(evs) != benchPage {
+			err = errors.New("short page")
+		}
+		return err
+	}
+	raw := func() error {
+		entries, err := e.xrangeValkey(s.Key(), starts[rawPage%benchPages].String(), benchPage)
+		rawPage++
+		if err == nil && len(entries) != benchPage {
+			err = errors.New("short page")
+		}
+		return err
+	}
+	none := func() error { return nil }
+
+	b.Run("ours", func(b *testing.B) { runSerial(b, none, ours) })
+	b.Run("valkey", func(b *testing.B) { runSerial(b, none, raw) })
+	b.Run("ratio", func(b *testing.B) {
+		compareRounds(b, readRound, "pages/s",
+			side{"ours", nil, func(n int) error { return repeat(n, ours) }},
+			side{"valkey", nil, func(n int) error { return repeat(n, raw) }})
+	})
+}
+
+// Sinks keep the compiler from discarding the measured work.
+var (
+	sinkSnow  echomq.Snowflake
+	sinkStr   string
+	sinkID    echomq.ID
+	sinkInt   int64
+	sinkError error
+)
+
+// loop turns one cheap operation into a ratio side's run.
+func loop(op func()) func(int) error {
+	return func(n int) error {
+		for range n {
+			op()
+		}
+		return nil
+	}
+}
+
+// BenchmarkMint measures minting on one goroutine (target: ≥ 20 M ids/s,
+// reported as x_vs_target) against its floor, one read of the system clock
+// (x_vs_clock), and the id codecs, each against the strconv work a decimal
+// id would need instead.
+func BenchmarkMint(b *testing.B) {
+	m, err := echomq.NewMinter(1, nil)
+	require.NoError(b, err)
+	b.Run("Next", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkSnow = m.Next()
+		}
+		rate := float64(b.N) / b.Elapsed().Seconds()
+		b.ReportMetric(rate, "ids/s")
+		b.ReportMetric(rate/mintTargetIDs, "x_vs_target")
+	})
+	// A fixed clock isolates the minter's own work (one CAS; bursts carry the
+	// sequence into the timestamp) from the clock read, its floor.
+	fixed := time.Now()
+	mf, err := echomq.NewMinter(1, func() time.Time { return fixed })
+	require.NoError(b, err)
+	b.Run("Next_fixedclock", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkSnow = mf.Next()
+		}
+		rate := float64(b.N) / b.Elapsed().Seconds()
+		b.ReportMetric(rate, "ids/s")
+		b.ReportMetric(rate/mintTargetIDs, "x_vs_target")
+	})
+	b.Run("Next/ratio", func(b *testing.B) {
+		compareRounds(b, 4096, "ids/s",
+			side{"ours", nil, loop(func() { sinkSnow = m.Next() })},
+			side{"clock", nil, loop(func() { sinkInt = time.Now().UnixMilli() })})
+	})
+	b.Run("NextID_String", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sinkStr = m.NextID(echomq.BrandEvent).String()
+		}
+	})
+
+	id := m.NextID(echomq.BrandEvent)
+	text, decimal := id.String(), strconv.FormatInt(int64(id.Snowflake()), 10)
+	parse := func() { sinkID, sinkError = echomq.ParseID(text) }
+	parseInt := func() { sinkInt, sinkError = strconv.ParseInt(decimal, 10, 64) }
+	entry := id.EntryID()
+	format := func() { sinkStr = entry.String() }
+	formatUint := func() {
+		sinkStr = strconv.FormatUint(entry.Ms, 10) + "-" + strconv.FormatUint(entry.Seq, 10)
+	}
+	for _, c := range []struct {
+		name     string
+		ours     func()
+		baseline string
+		base     func()
+	}{
+		{"ParseID", parse, "strconv", parseInt},
+		{"EntryID_String", format, "strconv", formatUint},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.ours()
+			}
+		})
+		b.Run(c.name+"/ratio", func(b *testing.B) {
+			compareRounds(b, 4096, "ops/s", side{"ours", nil, loop(c.ours)}, side{c.baseline, nil, loop(c.base)})
+		})
+	}
+}

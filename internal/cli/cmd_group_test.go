@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	idleRe     = regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ms|s)\b`)
+	idleJSONRe = regexp.MustCompile(`"(idle_ms|inactive_ms)":(\d+|null)`)
+	spacesRe   = regexp.MustCompile(` {2,}`)
+)
+
+// normIdle removes the idle times, which run on the engine's clock, from a
+// command's output, and aligns the table cells again (two spaces or more
+// part cells; the widths changed).
+func normIdle(s string) string {
+	s = idleJSONRe.ReplaceAllString(s, `"$1":N`)
+	var sb strings.Builder
+	tw := table(&sb)
+	for line := range strings.Lines(s) {
+		cells := spacesRe.Split(strings.TrimSuffix(line, "\n"), -1)
+		for i, c := range cells {
+			cells[i] = idleRe.ReplaceAllString(c, "IDLE")
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	return sb.String()
+}
+
+// stepIdle is step for a command whose output shows idle times.
+func (b *bundle) stepIdle(args ...string) {
+	b.t.Helper()
+	out, errs, code := b.run(args...)
+	b.record(args, normIdle(out), errs, code)
+}
+
+// stepConsume is step for a consume that stops by itself (--max): a run
+// that does not is cut off after a while, so the test fails on its output
+// instead of hanging.
+func (b *bundle) stepConsume(args ...string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.t.Context(), 15*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	errs, code := b.runCtx(ctx, &out, args...)
+	if ctx.Err() != nil {
+		errs += "consume did not stop by itself\n"
+	}
+	b.record(args, out.String(), errs, code)
+}
+
+func TestGroupGolden(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ids := b.seed("orders", 0, 2)
+	b.step("group", "create", "orders", "billing", "--start", "head")
+	b.step("group", "create", "orders", "billing", "--start", "new")
+	b.step("--json", "group", "create", "orders", "audit", "--start", "new")
+	b.step("group", "list", "orders")
+	b.note("c1 handles the first entry and fails the second, which stays pending")
+	b.stepConsume("consume", "orders", "billing", "--name", "c1", "--fail-every", "2", "--max", "2", "--beat", "20ms")
+	b.stepIdle("group", "info", "orders", "billing")
+	b.stepIdle("--json", "group", "info", "orders", "billing")
+	b.stepIdle("group", "pending", "orders", "billing")
+	b.stepIdle("--json", "group", "pending", "orders", "billing", "--consumer", "c1", "--from", ids[1])
+	b.note("a consumer that owns pending entries is not removed")
+	b.step("group", "delete-consumer", "orders", "billing", "c1")
+	b.step("group", "claim", "orders", "billing", "c2", "--owner", "c1")
+	b.step("--json", "group", "claim", "orders", "billing", "c2", ids[1])
+	b.step("group", "delete-consumer", "orders", "billing", "c1")
+	b.step("--json", "group", "delete-consumer", "orders", "billing", "c1")
+	b.note("c2 delivers what it was given when it starts: the second delivery")
+	b.stepConsume("consume", "orders", "billing", "--name", "c2", "--max", "1", "--beat", "20ms")
+	b.stepIdle("group", "info", "orders", "billing")
+	b.stepIdle("--json", "group", "list", "orders")
+	b.note("a missing group exits 3; a missing stream has no groups")
+	b.step("group", "info", "orders", "nope")
+	b.step("group", "pending", "orders", "nope")
+	b.step("group", "claim", "orders", "nope", "c2", "--owner", "c1")
+	b.step("group", "delete-consumer", "orders", "nope", "c1")
+	b.step("--json", "group", "list", "missing")
+	b.golden("group")
+}
+
+// usageCase is one bad command line: exit 2, one line, nothing written.
+type usageCase struct {
+	name string
+	args []string
+}
+
+func requireUsage(t *testing.T, b *bundle, cases []usageCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			out, errs, code := b.run(tc.args...)
+			require.Equal(t, ExitUsage, code, "stderr: %s", errs)
+			require.Empty(t, out)
+			require.True(t, strings.HasPrefix(errs, "emq: ") && strings.HasSuffix(errs, "\n"), "%q", errs)
+			require.Equal(t, 1, strings.Count(errs, "\n"), "%q", errs)
+			require.NotContains(t, errs, "echomq:", "the library prefix is dropped")
+		})
+	}
+	t.Cleanup(func() {
+		// Nothing was written: no stream, no group, no dead letter.
+		if _, errs, code := b.run("info", "s"); code != ExitNotFound {
+			t.Errorf("info s: exit %d (%s), want %d", code, errs, ExitNotFound)
+		}
+		if out := b.must("--json", "dead", "list", "s"); !strings.Contains(out, `"count":0`) {
+			t.Errorf("dead list s: %s", out)
+		}
+	})
+}
+
+func TestGroupBadArguments(t *testing.T) {
+	t.Parallel()
+	requireUsage(t, setup(t), []usageCase{
+		{"unknown subcommand", []string{"group", "destroy", "s", "g"}},
+		{"create without start", []string{"group", "create", "s", "g"}},
+		{"create bad start", []string{"group", "create", "s", "g", "--start", "tail"}},
+		{"create bad group name", []string{"group", "create", "s", "a b", "--start", "new"}},
+		{"create bad stream name", []string{"group", "create", "a:b", "g", "--start", "new"}},
+		{"create one argument", []string{"group", "create", "s", "--start", "new"}},
+		{"list bad stream", []string{"group", "list", "a/b"}},
+		{"list two streams", []string{"group", "list", "s", "t"}},
+		{"info without group", []string{"group", "info", "s"}},
+		{"info bad group", []string{"group", "info", "s", "g{x}"}},
+		{"pending bad consumer", []string{"group", "pending", "s", "g", "--consumer", "x y"}},
+		{"pending zero count", []string{"group", "pending", "s", "g", "-n", "0"}},
+		{"pending negative min idle", []string{"group", "pending", "s", "g", "--min-idle=-1s"}},
+		{"pending bad min idle", []string{"group", "pending", "s", "g", "--min-idle", "soon"}},
+		{"pending bad bound", []string{"group", "pending", "s", "g", "--from", "yesterday"}},
+		{"pending inverted range", []string{"group", "pending", "s", "g", "--from", "+5m", "--to", "-5m"}},
+		{"claim without selector", []string{"group", "claim", "s", "g", "c"}},
+		{"claim bad entry", []string{"group", "claim", "s", "g", "c", "nope"}},
+		{"claim entry of another brand", []string{"group", "claim", "s", "g", "c", "JOB0KHTOWnGLuC"}},
+		{"claim entries and owner", []string{"group", "claim", "s", "g", "c", "1-0", "--owner", "x"}},
+		{"claim entries and count", []string{"group", "claim", "s", "g", "c", "1-0", "-n", "5"}},
+		{"claim bad target", []string{"group", "claim", "s", "g", "c/d", "--owner", "x"}},
+		{"claim bad owner", []string{"group", "claim", "s", "g", "c", "--owner", "x y"}},
+		{"claim negative min idle", []string{"group", "claim", "s", "g", "c", "--min-idle=-1s"}},
+		{"claim zero count", []string{"group", "claim", "s", "g", "c", "--owner", "x", "-n", "0"}},
+		{"delete-consumer without consumer", []string{"group", "delete-consumer", "s", "g"}},
+		{"delete-consumer bad consumer", []string{"group", "delete-consumer", "s", "g", "a b"}},
+	})
+}
