@@ -25,8 +25,12 @@ redis-server: ## Ensure redis-server is installed (apt-get when missing and runn
 		fi; \
 	fi
 
+.PHONY: versitygw
+versitygw: ## Ensure versitygw (the S3-compatible server the archive tests start) is installed.
+	@command -v versitygw >/dev/null 2>&1 || test -x "$$($(GO) env GOPATH)/bin/versitygw" || $(GO) install github.com/versity/versitygw/cmd/versitygw@v1.8.0
+
 .PHONY: test
-test: redis-server ## Run all tests with the race detector (installs redis-server if needed).
+test: redis-server versitygw ## Run all tests with the race detector (installs redis-server if needed).
 	$(GO) test -race -count=1 $(PKGS)
 
 .PHONY: test/short

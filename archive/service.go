@@ -1,0 +1,113 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/echomq/echomq"
+)
+
+// SweepResult is the outcome of one cycle over every policy.
+type SweepResult struct {
+	// Results holds one entry per policy, in order.
+	Results []CycleResult
+	// Errs holds each policy's error (nil when its cycle succeeded).
+	Errs []error
+	// Folded and Trimmed are the totals.
+	Folded, Trimmed int64
+	// Failed counts the cycles that returned an error.
+	Failed int
+}
+
+// Err joins the cycles' errors (nil when none failed).
+func (s SweepResult) Err() error { return errors.Join(s.Errs...) }
+
+// Sweep runs one cycle of every configured policy, in order. A failing
+// cycle does not stop the others; the returned error joins the failures.
+func (a *Archiver) Sweep(ctx context.Context) (SweepResult, error) {
+	res := SweepResult{Results: make([]CycleResult, 0, len(a.cfg.Policies)), Errs: make([]error, 0, len(a.cfg.Policies))}
+	for _, p := range a.cfg.Policies {
+		r, err := a.Cycle(ctx, p)
+		res.Results = append(res.Results, r)
+		res.Errs = append(res.Errs, err)
+		res.Folded += r.Folded
+		res.Trimmed += r.Trimmed
+		if err != nil {
+			res.Failed++
+		}
+	}
+	return res, res.Err()
+}
+
+// Start starts the background sweeps: one at once, then one a tick after
+// the previous ended, until ctx ends or [Archiver.Stop] is called. A
+// failing cycle is logged and retried on the next sweep. It returns an
+// [*echomq.ArgumentError] when the service is already running.
+func (a *Archiver) Start(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cancel != nil {
+		return &echomq.ArgumentError{Name: "archiver", Reason: "already started"}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	a.cancel = cancel
+	a.stopped = make(chan struct{})
+	go a.run(runCtx, a.stopped)
+	return nil
+}
+
+func (a *Archiver) run(ctx context.Context, stopped chan struct{}) {
+	defer close(stopped)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, _ := a.Sweep(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		for i, err := range res.Errs {
+			if err != nil {
+				a.cfg.Logger.Warn("archive: cycle failed; retrying next sweep", "policy", a.cfg.Policies[i].String(), "err", err)
+			}
+		}
+		if a.cfg.OnSweep != nil {
+			a.cfg.OnSweep(res)
+		}
+		t.Reset(a.cfg.Tick)
+	}
+}
+
+// Stop ends the background sweeps and waits for the cycle in flight (a
+// cycle interrupted by the stop commits nothing it had not committed), or
+// until ctx ends (then it returns ctx's error). Stopping an archiver that
+// is not running does nothing.
+func (a *Archiver) Stop(ctx context.Context) error {
+	a.mu.Lock()
+	cancel, stopped := a.cancel, a.stopped
+	a.cancel = nil
+	a.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stopped returns a channel closed when the background sweeps have ended
+// (already closed before Start).
+func (a *Archiver) Stopped() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stopped
+}

@@ -1,0 +1,209 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/echomq/echomq"
+)
+
+// Config configures a [Driver]. The zero value (no policies) is valid and
+// trims nothing: retention is opt-in.
+type Config struct {
+	// Policies are applied in order on each sweep; one stream may appear
+	// once. Defaults to none.
+	Policies []Policy
+
+	// Tick is the delay between the end of one sweep and the start of the
+	// next. Defaults to 1s.
+	Tick time.Duration
+
+	// Clock is "now" for [Ago] rules. Defaults to the client's clock
+	// ([echomq.Client.Now]).
+	Clock echomq.Clock
+
+	// Logger receives a warning for each policy that fails in a background
+	// sweep. Defaults to slog.Default().
+	Logger *slog.Logger
+
+	// OnSweep, when set, is called by the running driver after each sweep
+	// (from its goroutine): a signal for tests and a hook for metrics.
+	// Defaults to nil.
+	OnSweep func(SweepResult)
+}
+
+// SweepResult is the outcome of one sweep over every policy.
+type SweepResult struct {
+	// Results holds one entry per policy, in order.
+	Results []Result
+	// Trimmed is the total removed.
+	Trimmed int64
+	// Failed counts the policies that were not applied.
+	Failed int
+}
+
+// Err joins the errors of the failed policies (nil when none failed).
+func (s SweepResult) Err() error {
+	var errs []error
+	for _, r := range s.Results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Driver applies retention policies on a tick. It is safe for concurrent
+// use; Start and Stop may be called from any goroutine.
+type Driver struct {
+	client *echomq.Client
+	cfg    Config
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	stopped chan struct{}
+}
+
+// New returns a driver for cfg's policies; nil cfg means the defaults. It
+// returns an [*echomq.ArgumentError] for a nil client, a negative tick or a
+// stream named by two policies, and a policy's [*echomq.NameError] or
+// [*echomq.ArgumentError]; all before any I/O.
+func New(client *echomq.Client, cfg *Config) (*Driver, error) {
+	if client == nil {
+		return nil, &echomq.ArgumentError{Name: "client", Reason: "must not be nil"}
+	}
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.Tick < 0 {
+		return nil, &echomq.ArgumentError{Name: "tick", Reason: "must not be negative"}
+	}
+	if c.Tick == 0 {
+		c.Tick = time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = client.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	seen := make(map[[2]string]bool, len(c.Policies))
+	for _, p := range c.Policies {
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		k := [2]string{p.Queue, p.Stream}
+		if seen[k] {
+			return nil, &echomq.ArgumentError{Name: "retention policies", Reason: p.Queue + "/" + p.Stream + " is named twice"}
+		}
+		seen[k] = true
+	}
+	c.Policies = append([]Policy(nil), c.Policies...)
+	closed := make(chan struct{})
+	close(closed)
+	return &Driver{client: client, cfg: c, stopped: closed}, nil
+}
+
+// Sweep applies every policy once, now read from the clock, and returns
+// each policy's outcome. A policy that fails (a stream under archive
+// control, an engine error) does not stop the others; the returned error
+// joins the failures (see [SweepResult.Err]).
+func (d *Driver) Sweep(ctx context.Context) (SweepResult, error) {
+	now := d.cfg.Clock()
+	res := SweepResult{Results: make([]Result, 0, len(d.cfg.Policies))}
+	for _, p := range d.cfg.Policies {
+		r, err := Apply(ctx, d.client, p, now)
+		if err != nil {
+			res.Failed++
+		}
+		res.Trimmed += r.Trimmed
+		res.Results = append(res.Results, r)
+	}
+	return res, res.Err()
+}
+
+// Start checks that no policy's stream is under archive control (returning
+// the [*ArchivedError]s joined, and starting nothing, when one is), then
+// starts the background sweeps: one at once, then one a tick after the
+// previous ended, until ctx ends or [Driver.Stop] is called. It returns an
+// [*echomq.ArgumentError] when the driver is already running, and the
+// engine's errors from the check.
+func (d *Driver) Start(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil {
+		return &echomq.ArgumentError{Name: "retention driver", Reason: "already started"}
+	}
+	var errs []error
+	for _, p := range d.cfg.Policies {
+		if err := underArchive(ctx, d.client, p.Queue, p.Stream); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	d.cancel = cancel
+	d.stopped = make(chan struct{})
+	go d.run(runCtx, d.stopped)
+	return nil
+}
+
+func (d *Driver) run(ctx context.Context, stopped chan struct{}) {
+	defer close(stopped)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, _ := d.Sweep(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		for _, r := range res.Results {
+			if r.Err != nil {
+				d.cfg.Logger.Warn("retention: policy not applied", "policy", r.Policy.String(), "err", r.Err)
+			}
+		}
+		if d.cfg.OnSweep != nil {
+			d.cfg.OnSweep(res)
+		}
+		t.Reset(d.cfg.Tick)
+	}
+}
+
+// Stop ends the background sweeps and waits for the one in flight, or
+// until ctx ends (then it returns ctx's error). Stopping a driver that is
+// not running does nothing.
+func (d *Driver) Stop(ctx context.Context) error {
+	d.mu.Lock()
+	cancel, stopped := d.cancel, d.stopped
+	d.cancel = nil
+	d.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Stopped returns a channel closed when the background sweeps have ended
+// (already closed before Start).
+func (d *Driver) Stopped() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.stopped
+}
