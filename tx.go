@@ -15,31 +15,38 @@ var ErrConflict = errors.New("echomq: transaction conflict")
 
 // UpdateOpts are per-call knobs of [Client.Update]; nil means the defaults.
 type UpdateOpts struct {
-	// Attempts bounds how many times fn runs when concurrent writes abort
-	// the commit. Defaults to 64.
+	// Attempts bounds how many times fn runs when concurrent writes conflict
+	// with what it read. Defaults to 64.
 	Attempts int
 }
 
-// Tx is one attempt of a transaction of [Client.Update]: reads watch what
+// Tx is one attempt of a transaction of [Client.Update]: reads remember what
 // they read, writes are buffered and committed together. A Tx is used only
 // inside its fn, from one goroutine.
 type Tx struct {
 	c     *Client
 	queue string
-	wt    *wire.Tx
+	reads []wire.Read
+	seen  map[string]int // record key → index in reads
 	ops   []wire.Op
-	// toppped streams: the stream keys this attempt already watched and
+	// topped holds the stream keys whose top this attempt already read and
 	// moved the minter past.
 	topped map[string]bool
 }
 
-// Update runs fn as an optimistic transaction on queue: every record fn reads
-// with [Tx.Get] and every stream it appends to with [Tx.Append] is watched,
-// and fn's writes commit together only if none of them changed meanwhile;
-// otherwise fn runs again (it must be free of side effects outside tx). When
-// fn returns an error nothing is written and Update returns it.
+// Update runs fn as an optimistic transaction on queue. fn reads records with
+// [Tx.Get] and [Tx.GetMany] and buffers writes ([Tx.Put], [Tx.Delete],
+// [Tx.Append]); the commit is one atomic script on the queue's slot that
+// writes everything only if every record read still holds what fn saw and
+// every append is still above its stream's top. Otherwise nothing is written
+// and fn runs again, so fn must be free of side effects outside tx. When fn
+// returns an error nothing is written and Update returns it.
 //
-// Update returns [ErrConflict] after opts.Attempts aborted commits, a
+// A commit costs one round trip however many records and streams it touches;
+// appends to a busy stream conflict only when another writer appended above
+// the ids this attempt minted.
+//
+// Update returns [ErrConflict] after opts.Attempts conflicting commits, a
 // [*NameError] for a bad queue, and the errors of fn's reads and writes.
 func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.Context, tx *Tx) error, opts *UpdateOpts) error {
 	if err := keyspace.Queue(queue); err != nil {
@@ -50,38 +57,68 @@ func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.C
 		attempts = opts.Attempts
 	}
 	for range attempts {
-		err := c.conn.Dedicated(func(wt *wire.Tx) error {
-			tx := &Tx{c: c, queue: queue, wt: wt, topped: map[string]bool{}}
-			if err := fn(ctx, tx); err != nil {
-				return err
-			}
-			if len(tx.ops) == 0 {
-				return nil
-			}
-			return wt.Exec(ctx, tx.ops)
-		})
-		if !errors.Is(err, wire.ErrTxAborted) {
+		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, topped: map[string]bool{}}
+		if err := fn(ctx, tx); err != nil {
 			return err
+		}
+		if len(tx.ops) == 0 {
+			return nil
+		}
+		ok, err := c.conn.Commit(ctx, tx.reads, tx.ops)
+		if err != nil {
+			return opError("update", queue, err)
+		}
+		if ok {
+			return nil
 		}
 	}
 	return opError("update", queue, fmt.Errorf("%w after %d attempts", ErrConflict, attempts))
 }
 
-// Get reads a record and watches it: if another writer changes it before
-// this transaction commits, the transaction runs again.
+// Get reads a record. The commit checks that it still holds what was read;
+// if another writer changed it meanwhile, the transaction runs again.
 func (tx *Tx) Get(ctx context.Context, table, key string) ([]byte, bool, error) {
-	rk, err := tx.recordKey(table, key)
+	vals, ok, err := tx.GetMany(ctx, table, key)
 	if err != nil {
 		return nil, false, err
 	}
-	if err := tx.wt.Watch(ctx, rk); err != nil {
-		return nil, false, opError("tx get", rk, err)
+	return vals[0], ok[0], nil
+}
+
+// GetMany reads several records of one table in one round trip; absent
+// records read as nil and false. Each is checked at commit like [Tx.Get].
+func (tx *Tx) GetMany(ctx context.Context, table string, keys ...string) ([][]byte, []bool, error) {
+	full := make([]string, len(keys))
+	for i, k := range keys {
+		rk, err := tx.recordKey(table, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		full[i] = rk
 	}
-	v, ok, err := tx.wt.Get(ctx, rk)
-	if err != nil || !ok {
-		return nil, false, opError("tx get", rk, err)
+	if len(full) == 0 {
+		return nil, nil, nil
 	}
-	return []byte(v), true, nil
+	vals, ok, err := tx.c.conn.MGet(ctx, full...)
+	if err != nil {
+		return nil, nil, opError("tx get", table, err)
+	}
+	out := make([][]byte, len(keys))
+	for i, rk := range full {
+		if j, again := tx.seen[rk]; again {
+			// A record read twice keeps the first reading: the commit
+			// checks that one, and fn sees one consistent value.
+			r := tx.reads[j]
+			vals[i], ok[i] = r.Value, r.Present
+		} else {
+			tx.seen[rk] = len(tx.reads)
+			tx.reads = append(tx.reads, wire.Read{Key: rk, Present: ok[i], Value: vals[i]})
+		}
+		if ok[i] {
+			out[i] = []byte(vals[i])
+		}
+	}
+	return out, ok, nil
 }
 
 // Put buffers writing value at key of table.
@@ -105,9 +142,9 @@ func (tx *Tx) Delete(table, key string) error {
 }
 
 // Append buffers appending an event to stream and returns its receipt, which
-// is final once the transaction commits. The stream is watched and the
-// minter moved past its top first, so the append cannot be refused at
-// commit: another writer's append makes the transaction run again instead.
+// is final once the transaction commits. The minter is first moved past the
+// stream's top; if another writer appends above the minted id before the
+// commit, the transaction runs again with a new id.
 func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	s := tx.c.Stream(tx.queue, stream)
 	if s.err != nil {
@@ -117,22 +154,13 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 		return ID{}, opError("tx append", s.key, err)
 	}
 	if !tx.topped[s.key] {
-		if err := tx.wt.Watch(ctx, s.key); err != nil {
+		if err := s.advancePastTop(ctx); err != nil {
 			return ID{}, opError("tx append", s.key, err)
-		}
-		top, err := tx.wt.LastGeneratedID(ctx, s.key)
-		if err != nil {
-			return ID{}, opError("tx append", s.key, err)
-		}
-		if top != "" {
-			if err := tx.c.advancePast(top); err != nil {
-				return ID{}, opError("tx append", s.key, err)
-			}
 		}
 		tx.topped[s.key] = true
 	}
 	id := tx.c.minter.NextID(BrandEvent)
-	tx.ops = append(tx.ops, wire.XAddOp(s.key, id.EntryID().String(), entryPairs(id, f)))
+	tx.ops = append(tx.ops, wire.XAddOp(s.key, id.EntryID().String(), id.String(), f))
 	return id, nil
 }
 

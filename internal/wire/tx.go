@@ -2,66 +2,17 @@ package wire
 
 import (
 	"context"
-	"errors"
-
-	"github.com/valkey-io/valkey-go"
+	"strconv"
 )
 
-// Tx is an optimistic transaction on a connection of its own: WATCH the keys
-// a transaction reads, then MULTI … EXEC its writes, which the engine
-// refuses (nil reply) if any watched key changed in between.
-type Tx struct {
-	d valkey.DedicatedClient
+// Read is one record a transaction read: its key and what it held.
+type Read struct {
+	Key     string
+	Present bool
+	Value   string
 }
 
-// ErrTxAborted: a watched key changed before EXEC; nothing was written.
-var ErrTxAborted = errors.New("echomq: transaction aborted by a concurrent write")
-
-// Dedicated runs fn with a transaction on a connection of its own, returned
-// to the pool (after UNWATCH) when fn returns.
-func (w *Conn) Dedicated(fn func(*Tx) error) error {
-	return w.c.Dedicated(func(d valkey.DedicatedClient) error {
-		tx := &Tx{d: d}
-		defer d.Do(context.Background(), d.B().Unwatch().Build())
-		return fn(tx)
-	})
-}
-
-// Watch watches keys (all on one slot).
-func (t *Tx) Watch(ctx context.Context, keys ...string) error {
-	return convert(t.d.Do(ctx, t.d.B().Watch().Key(keys...).Build()).Error())
-}
-
-// Get reads a string, false when absent.
-func (t *Tx) Get(ctx context.Context, key string) (string, bool, error) {
-	s, err := t.d.Do(ctx, t.d.B().Get().Key(key).Build()).ToString()
-	if isNil(err) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, convert(err)
-	}
-	return s, true, nil
-}
-
-// LastGeneratedID returns a stream's last generated entry id ("" when the
-// stream is absent).
-func (t *Tx) LastGeneratedID(ctx context.Context, key string) (string, error) {
-	m, err := t.d.Do(ctx, t.d.B().XinfoStream().Key(key).Build()).AsMap()
-	if err != nil {
-		var se *ServerError
-		if err = convert(err); errors.As(err, &se) && containsNoSuchKey(se.Message) {
-			return "", nil
-		}
-		return "", err
-	}
-	if v, ok := m["last-generated-id"]; ok {
-		return v.ToString()
-	}
-	return "", nil
-}
-
-// Op is one write of a transaction.
+// Op is one buffered write of a transaction.
 type Op struct {
 	kind byte // 's' set, 'd' del, 'a' sadd, 'r' srem, 'x' xadd
 	key  string
@@ -80,58 +31,99 @@ func SAddOp(key, member string) Op { return Op{kind: 'a', key: key, args: []stri
 // SRemOp removes member from the set at key.
 func SRemOp(key, member string) Op { return Op{kind: 'r', key: key, args: []string{member}} }
 
-// XAddOp appends an entry with an explicit id.
-func XAddOp(key, id string, pairs []string) Op {
-	return Op{kind: 'x', key: key, args: append([]string{id}, pairs...)}
+// XAddOp appends an entry with an explicit entry id, the receipt first.
+func XAddOp(key, entryID, receipt string, pairs []string) Op {
+	args := make([]string, 0, 3+len(pairs))
+	args = append(args, entryID, "id", receipt)
+	return Op{kind: 'x', key: key, args: append(args, pairs...)}
 }
 
-// Exec runs ops between MULTI and EXEC. It returns [ErrTxAborted] when a
-// watched key changed, and the first failing op's error otherwise.
-func (t *Tx) Exec(ctx context.Context, ops []Op) error {
-	cmds := make(valkey.Commands, 0, len(ops)+2)
-	cmds = append(cmds, t.d.B().Multi().Build())
+// commitScript checks, then writes. Check: every read key still holds what
+// the transaction read (present with the same bytes, or still absent), and
+// every entry id to append is above its stream's last generated id. Only
+// when all hold does it write; so a commit is all or nothing, and a stream
+// append can never be refused halfway.
+//
+// KEYS: the read keys, then one key per op. ARGV: nreads, then per read
+// (present "1"/"0", value), then per op (kind, nargs, args…).
+var commitScript = NewScript(`
+local nr = tonumber(ARGV[1])
+local a = 2
+for i = 1, nr do
+  local cur = redis.call('GET', KEYS[i])
+  if ARGV[a] == '1' then
+    if cur ~= ARGV[a + 1] then return 0 end
+  elseif cur then
+    return 0
+  end
+  a = a + 2
+end
+local ops = {}
+local tops = {}
+local k = nr
+while a <= #ARGV do
+  k = k + 1
+  local kind, n = ARGV[a], tonumber(ARGV[a + 1])
+  local args = {}
+  for j = 1, n do args[j] = ARGV[a + 1 + j] end
+  a = a + 2 + n
+  if kind == 'x' then
+    local key = KEYS[k]
+    if tops[key] == nil then
+      tops[key] = false
+      if redis.call('EXISTS', key) == 1 then
+        local info = redis.call('XINFO', 'STREAM', key)
+        for i = 1, #info, 2 do
+          if info[i] == 'last-generated-id' then tops[key] = info[i + 1] end
+        end
+      end
+    end
+    if tops[key] then
+      local tms, tseq = string.match(tops[key], '^(%d+)-(%d+)$')
+      local ms, seq = string.match(args[1], '^(%d+)-(%d+)$')
+      tms, tseq, ms, seq = tonumber(tms), tonumber(tseq), tonumber(ms), tonumber(seq)
+      if ms < tms or (ms == tms and seq <= tseq) then return 0 end
+    end
+    tops[key] = args[1]
+  end
+  ops[#ops + 1] = {kind, KEYS[k], args}
+end
+for _, op in ipairs(ops) do
+  local kind, key, args = op[1], op[2], op[3]
+  if kind == 's' then redis.call('SET', key, args[1])
+  elseif kind == 'd' then redis.call('DEL', key)
+  elseif kind == 'a' then redis.call('SADD', key, args[1])
+  elseif kind == 'r' then redis.call('SREM', key, args[1])
+  elseif kind == 'x' then redis.call('XADD', key, unpack(args))
+  end
+end
+return 1`)
+
+// Commit writes ops in one script if every read still holds and every
+// append is above its stream's top; it reports false (nothing written) on
+// a conflict.
+func (w *Conn) Commit(ctx context.Context, reads []Read, ops []Op) (bool, error) {
+	keys := make([]string, 0, len(reads)+len(ops))
+	args := make([]string, 0, 1+2*len(reads)+4*len(ops))
+	args = append(args, strconv.Itoa(len(reads)))
+	for _, r := range reads {
+		keys = append(keys, r.Key)
+		if r.Present {
+			args = append(args, "1", r.Value)
+		} else {
+			args = append(args, "0", "")
+		}
+	}
 	for _, op := range ops {
-		b := t.d.B()
-		switch op.kind {
-		case 's':
-			cmds = append(cmds, b.Set().Key(op.key).Value(op.args[0]).Build())
-		case 'd':
-			cmds = append(cmds, b.Del().Key(op.key).Build())
-		case 'a':
-			cmds = append(cmds, b.Sadd().Key(op.key).Member(op.args[0]).Build())
-		case 'r':
-			cmds = append(cmds, b.Srem().Key(op.key).Member(op.args[0]).Build())
-		case 'x':
-			cmds = append(cmds, b.Arbitrary("XADD").Keys(op.key).Args(op.args...).Build())
-		}
+		keys = append(keys, op.key)
+		args = append(args, string(op.kind), strconv.Itoa(len(op.args)))
+		args = append(args, op.args...)
 	}
-	cmds = append(cmds, t.d.B().Exec().Build())
-	res := t.d.DoMulti(ctx, cmds...)
-	for _, r := range res[:len(res)-1] {
-		if err := r.Error(); err != nil {
-			return convert(err) // a command refused at queue time (EXECABORT follows)
-		}
-	}
-	last := res[len(res)-1]
-	if err := last.Error(); err != nil {
-		if isNil(err) {
-			return ErrTxAborted
-		}
-		return convert(err)
-	}
-	replies, err := last.ToArray()
+	res, err := w.Run(ctx, commitScript, keys, args)
 	if err != nil {
-		if isNil(err) {
-			return ErrTxAborted
-		}
-		return convert(err)
+		return false, err
 	}
-	for _, r := range replies {
-		if err := r.Error(); err != nil {
-			return convert(err)
-		}
-	}
-	return nil
+	return res == int64(1), nil
 }
 
 // SMembers returns the members of the set at key.
