@@ -67,6 +67,8 @@ func (a *app) printEvents(s *echomq.Stream, r echomq.Range, evs []echomq.Event) 
 func (a *app) readCommand() *cobra.Command {
 	var o readOpts
 	var from, to string
+	var merged bool
+	var so storeOpts
 	cmd := &cobra.Command{
 		Use:   "read STREAM",
 		Short: "Read a range of a stream in mint order",
@@ -75,11 +77,15 @@ func (a *app) readCommand() *cobra.Command {
 A bound is "-" (the start) or "+" (the end), an entry id "<ms>-<seq>" or "<ms>",
 an EVT id (its entry), or a time (whole milliseconds: a lower bound starts at
 the first id of its millisecond, an upper bound ends at the last). Prefix "("
-to exclude the bound. A missing stream reads as empty.`,
+to exclude the bound. A missing stream reads as empty.
+
+--merged reads the stream's archive (--store or --s3, as "emq archive") and
+its live tail as one log, with an ARCHIVED column: "emq archive read".`,
 		Example: `  emq read orders
   emq read orders --from 2024-06-01T12:00:00Z --to now --count 100
   emq read orders --from '(EVT0Ab3dE9xYz1'
-  emq read orders --reverse -n 5`,
+  emq read orders --reverse -n 5
+  emq read orders --merged --store ./emq-archive`,
 		Args: argsRange(1, 1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
 			now := a.opts.Clock()
@@ -91,10 +97,18 @@ to exclude the bound. A missing stream reads as empty.`,
 			if err != nil {
 				return err
 			}
+			if merged {
+				return a.readMerged(cmd.Context(), cmd, &so, args[0], echomq.Span(lo, hi), o)
+			}
+			if cmd.Flags().Changed("store") || cmd.Flags().Changed("s3") {
+				return usagef("read: --store and --s3 need --merged")
+			}
 			return a.readRange(cmd.Context(), args[0], echomq.Span(lo, hi), o)
 		}),
 	}
 	o.register(cmd)
+	cmd.Flags().BoolVar(&merged, "merged", false, "read the archive and the live stream as one log")
+	so.register(cmd.Flags())
 	cmd.Flags().StringVar(&from, "from", "-", "lower bound: -, entry id, EVT id or time; ( excludes")
 	cmd.Flags().StringVar(&to, "to", "+", "upper bound: +, entry id, EVT id or time; ( excludes")
 	return cmd

@@ -52,8 +52,9 @@ func (f *nodeFlag) Set(s string) error {
 
 func (f *nodeFlag) Type() string { return "int" }
 
-const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams, and runs
-and administers consumer groups and their dead letters, on a Valkey or Redis server.
+const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams, trims them
+by policy and archives them (emq retention, emq archive), and runs and administers
+consumer groups and their dead letters, on a Valkey or Redis server.
 
 Engine: --url, or the EMQ_URL environment variable, names the server
 (redis://host:port[/db], rediss:// for TLS, valkey://). When both are empty
@@ -105,7 +106,8 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.Var((*nodeFlag)(&a.node), "node", "node id 0..1023 stamped into minted ids (default: leased from the engine)")
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
-		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand())
+		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand(),
+		a.retentionCommand(), a.archiveCommand())
 	return root
 }
 
