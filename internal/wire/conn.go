@@ -33,7 +33,9 @@ type Options struct {
 // URLError is a URL that cannot name an engine.
 type URLError struct{ Err error }
 
-func (e *URLError) Error() string { return "echomq: invalid url: " + strings.TrimPrefix(e.Err.Error(), "valkey: ") }
+func (e *URLError) Error() string {
+	return "echomq: invalid url: " + strings.TrimPrefix(e.Err.Error(), "valkey: ")
+}
 func (e *URLError) Unwrap() error { return e.Err }
 
 // Dial connects and checks the connection with a round trip.

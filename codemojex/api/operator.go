@@ -1,0 +1,95 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/rules"
+)
+
+// RoomRequest is the body of POST /api/op/rooms; see [codemojex.RoomSpec].
+// Duration is a Go duration ("35h", "90m").
+type RoomRequest struct {
+	Name     string `json:"name"`
+	Set      string `json:"set"`
+	Mode     string `json:"mode"`
+	Duration string `json:"duration"`
+	Prize    int64  `json:"prize"`
+	Fee      int64  `json:"fee"`
+	Free     bool   `json:"free"`
+	Cells    int    `json:"cells"`
+}
+
+func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
+	var req RoomRequest
+	if err := decode(w, r, &req); err != nil {
+		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	}
+	spec := codemojex.RoomSpec{Name: req.Name, Set: req.Set, Mode: rules.Mode(req.Mode), Prize: req.Prize, Fee: req.Fee, Free: req.Free, Cells: req.Cells}
+	if req.Duration != "" {
+		d, err := time.ParseDuration(req.Duration)
+		if err != nil || d <= 0 {
+			s.failWith(w, http.StatusBadRequest, CodeBadRequest, "duration must be a Go duration such as 35h or 90m")
+			return
+		}
+		spec.Duration = d
+	}
+	room, err := s.e.CreateRoom(r.Context(), spec)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"room": room})
+}
+
+// GrantRequest is the body of POST /api/op/grant.
+type GrantRequest struct {
+	Player   string `json:"player"`
+	Currency string `json:"currency"`
+	Amount   int64  `json:"amount"`
+}
+
+func (s *Server) grant(w http.ResponseWriter, r *http.Request) {
+	var req GrantRequest
+	if err := decode(w, r, &req); err != nil {
+		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	}
+	wal, err := s.e.Grant(r.Context(), req.Player, codemojex.Currency(req.Currency), req.Amount)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"player": req.Player, "balance": wal})
+}
+
+func (s *Server) closeGame(w http.ResponseWriter, r *http.Request) {
+	st, err := s.e.Close(r.Context(), r.PathValue("id"), codemojex.ReasonOperator)
+	if errors.Is(err, codemojex.ErrAlreadyClosed) {
+		writeJSON(w, http.StatusConflict, map[string]any{
+			"error":      ErrorDetail{Code: CodeClosed, Message: messageOf(err, CodeClosed)},
+			"settlement": st,
+		})
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"settlement": st})
+}
+
+func (s *Server) sweep(w http.ResponseWriter, r *http.Request) {
+	res, err := s.e.Sweep(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sweep": res})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

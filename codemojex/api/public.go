@@ -1,0 +1,202 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/projection"
+)
+
+// Cell is one key of a game's keyboard: the code a guess sends and the
+// emoji drawn for it.
+type Cell struct {
+	Code  string `json:"code"`
+	Glyph string `json:"glyph"`
+	Name  string `json:"name,omitempty"`
+}
+
+// Totals are a game's public counts.
+type Totals struct {
+	Players  int `json:"players"`
+	Attempts int `json:"attempts"`
+	// Best and BestPct are the leader's best; left out (Sealed) in a blind
+	// game until its reveal.
+	Best    int  `json:"best"`
+	BestPct int  `json:"best_pct"`
+	Sealed  bool `json:"sealed,omitempty"`
+}
+
+// GameView is the answer of GET /api/games/{id}.
+type GameView struct {
+	codemojex.Game
+	Cells      []Cell                `json:"cells"`
+	TimeLeftMS int64                 `json:"time_left_ms"`
+	Totals     Totals                `json:"totals"`
+	You        *codemojex.Membership `json:"you,omitempty"`
+}
+
+func read[S any](ctx context.Context, l *projection.Live[S], fn func(S)) error {
+	return l.Read(ctx, func(s S, _ projection.Checkpoint) { fn(s) })
+}
+
+func (s *Server) lobby(w http.ResponseWriter, r *http.Request) {
+	var cards []views.Card
+	if err := read(r.Context(), s.views.Lobby, func(l *views.Lobby) { cards = l.Cards() }); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"rooms": cards})
+}
+
+// RoomStats are the public counts of a room.
+type RoomStats struct {
+	Games       int   `json:"games"`
+	Joins       int   `json:"joins"`
+	Players     int   `json:"players"`
+	Guesses     int   `json:"guesses"`
+	Settled     int   `json:"settled"`
+	Cracks      int   `json:"cracks"`
+	DiamondsWon int64 `json:"diamonds_won"`
+}
+
+func (s *Server) room(w http.ResponseWriter, r *http.Request) {
+	room, err := s.e.Room(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var st RoomStats
+	err = read(r.Context(), s.views.RoomStats, func(rs *views.RoomStats) {
+		c := rs.Room(room.ID)
+		st = RoomStats{Games: c.Games, Joins: c.Joins, Players: len(c.Players), Guesses: c.Guesses, Settled: c.Settled, Cracks: c.Cracks, DiamondsWon: c.DiamondsWon}
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"room": room, "stats": st})
+}
+
+func (s *Server) gameView(ctx context.Context, id string, viewer string) (GameView, error) {
+	g, err := s.e.Game(ctx, id)
+	if err != nil {
+		return GameView{}, err
+	}
+	v := GameView{Game: g, Cells: []Cell{}}
+	if set, err := s.e.Set(g.Set); err == nil {
+		for _, code := range g.Keyboard {
+			c, _ := set.Cell(rules.Code(code))
+			v.Cells = append(v.Cells, Cell{Code: code, Glyph: c.Glyph, Name: c.Name})
+		}
+	}
+	if g.Status == codemojex.StatusOpen {
+		v.TimeLeftMS = max(0, g.EndsMS-s.e.Now().UnixMilli())
+	}
+	err = read(ctx, s.views.Boards, func(bs *views.Boards) {
+		b := bs.Games[id]
+		if b == nil {
+			return
+		}
+		v.Totals = Totals{Players: len(b.Players), Attempts: b.Attempts, Sealed: b.Sealed && !b.Revealed}
+		if !v.Totals.Sealed {
+			v.Totals.Best = b.Leader()
+			v.Totals.BestPct = rules.Percent(v.Totals.Best)
+		}
+	})
+	if err != nil {
+		return GameView{}, err
+	}
+	if viewer != "" {
+		if m, ok, err := s.e.Standing(ctx, id, viewer); err != nil {
+			return GameView{}, err
+		} else if ok {
+			v.You = &m
+		}
+	}
+	return v, nil
+}
+
+func (s *Server) game(w http.ResponseWriter, r *http.Request) {
+	viewer := ""
+	if p, ok := s.viewer(r); ok {
+		viewer = p.ID
+	}
+	v, err := s.gameView(r.Context(), r.PathValue("id"), viewer)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"game": v})
+}
+
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	limit, err := intParam(r, "limit", 20, 1, 100)
+	if err != nil {
+		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	}
+	if _, err := s.e.Game(r.Context(), id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rows, sealed := []views.Row{}, false
+	err = read(r.Context(), s.views.Boards, func(bs *views.Boards) {
+		b := bs.Games[id]
+		rows = b.Leaderboard(limit)
+		sealed = b != nil && b.Sealed && !b.Revealed
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"game": id, "sealed": sealed, "leaderboard": rows})
+}
+
+func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
+	window, err := durationParam(r, "window", 10*time.Minute, 24*time.Hour)
+	if err == nil && window == 0 {
+		window = 10 * time.Minute
+	}
+	limit, lerr := intParam(r, "limit", 50, 1, views.FeedSize)
+	if err == nil {
+		err = lerr
+	}
+	if err != nil {
+		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	}
+	since := s.e.Now().Add(-window).UnixMilli()
+	var items []views.FeedItem
+	if err := read(r.Context(), s.views.Feed, func(f *views.Feed) { items = f.Since(since, limit) }); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"window": window.String(), "feed": items})
+}
+
+func (s *Server) results(w http.ResponseWriter, r *http.Request) {
+	day := r.URL.Query().Get("day")
+	if day == "" {
+		day = views.Day(s.e.Now())
+	} else if _, err := time.Parse(time.DateOnly, day); err != nil {
+		s.failWith(w, http.StatusBadRequest, CodeBadRequest, "query parameter day must be a date YYYY-MM-DD")
+		return
+	}
+	res := []views.Result{}
+	err := read(r.Context(), s.views.Results, func(rs *views.Results) {
+		// Newest first.
+		for i := len(rs.Days[day]) - 1; i >= 0; i-- {
+			res = append(res, rs.Days[day][i])
+		}
+	})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"day": day, "results": res})
+}

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/codemojex/sim"
+	"github.com/echomq/echomq/echomqtest"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// Serve on a real server, play simulated players against it, and stop it
+// with its context: every goroutine it started ends (the leak check of
+// TestMain).
+func TestServeAndSim(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	served := make(chan error, 1)
+	var banner bytes.Buffer
+	go func() {
+		served <- Serve(ctx, ServeConfig{Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
+			OperatorToken: "op", DevSignIn: true, Demo: true, Workers: 4, Logger: quiet, Out: &banner,
+			Ready: func(u string) { ready <- u }})
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case err := <-served:
+		t.Fatal(err)
+	}
+	require.Contains(t, banner.String(), "codemojex is serving on "+url)
+	require.Contains(t, banner.String(), "/api/auth/dev")
+
+	rep, err := sim.Run(ctx, sim.Config{URL: url, OperatorToken: "op", Players: 6, Guesses: 5})
+	require.NoError(t, err)
+	require.Equal(t, int64(30), rep.Accepted)
+	require.Equal(t, rep.Accepted, rep.Scored+voids(rep))
+	require.Zero(t, rep.Errors)
+	require.Positive(t, rep.AcceptedPerSec)
+	require.LessOrEqual(t, rep.P50, rep.P99)
+	require.Contains(t, rep.String(), "scored")
+
+	cancel()
+	require.NoError(t, <-served)
+}
+
+// voids is how many accepted guesses were not scored: only a crack closing
+// a game under queued guesses makes any.
+func voids(r sim.Report) int64 { return r.Accepted - r.Scored }
+
+// The command line: the default command serves, sim plays in-process on
+// the embedded engine, bad command lines exit 2.
+func TestCommandLine(t *testing.T) {
+	t.Setenv("EMQ_URL", "")
+	var out, errw bytes.Buffer
+	code := Execute(context.Background(), []string{"sim", "--players", "3", "--guesses", "4", "--quiet"}, &out, &errw)
+	require.Equal(t, 0, code, errw.String())
+	require.Contains(t, out.String(), "3 players: 12 guesses accepted")
+
+	for _, args := range [][]string{{"bogus"}, {"serve", "--nope"}, {"serve", "--log-level", "loud"}, {"serve", "--demo", "maybe"}, {"sim", "extra"}} {
+		out.Reset()
+		errw.Reset()
+		require.Equal(t, 2, Execute(context.Background(), args, &out, &errw), "%v: %s", args, errw.String())
+		require.True(t, strings.HasPrefix(errw.String(), "codemojex: "), errw.String())
+	}
+	out.Reset()
+	require.Equal(t, 0, Execute(context.Background(), []string{"--help"}, &out, &errw))
+	require.Contains(t, out.String(), "serve")
+	require.Contains(t, out.String(), "sim")
+}

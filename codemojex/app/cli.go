@@ -1,0 +1,188 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/echomq/echomq/codemojex/sim"
+)
+
+// Execute runs the codemojex command line with args (without the program
+// name) until ctx ends, and returns the exit code: 0 ok, 1 failure, 2 bad
+// command line. With no command it serves.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
+		args = append([]string{"serve"}, args...)
+	}
+	root := &cobra.Command{
+		Use:           "codemojex",
+		Short:         "codemojex: crack the 6-emoji code, a game on EchoMQ streams and lanes",
+		Long:          "codemojex serves the game's JSON API with its scoring workers, sweep and projections (the default command), or plays simulated players against a server.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(serveCmd(stdout, stderr), simCmd(stdout, stderr))
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "codemojex:", err)
+		var ue usageError
+		if errors.As(err, &ue) || strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+type usageError struct{ error }
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return def
+}
+
+func logger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageError{fmt.Errorf("--log-level: %w", err)}
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func serveCmd(stdout, stderr io.Writer) *cobra.Command {
+	var cfg ServeConfig
+	var demo, level string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the JSON API, the scoring workers, the sweep and the projections (default)",
+		Long: `Serve the JSON API, the scoring workers, the sweep and the projections until SIGINT or SIGTERM.
+With no engine URL it runs on the embedded in-process engine and seeds two demo rooms.
+
+Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN,
+CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := logger(stderr, level)
+			if err != nil {
+				return err
+			}
+			switch demo {
+			case "auto":
+				cfg.Demo = cfg.URL == ""
+			case "true", "false":
+				cfg.Demo = demo == "true"
+			default:
+				return usageError{fmt.Errorf("--demo must be auto, true or false")}
+			}
+			cfg.Logger, cfg.Out = log, stdout
+			return Serve(cmd.Context(), cfg)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&cfg.Addr, "addr", env("CODEMOJEX_ADDR", "127.0.0.1:8080"), "listen address")
+	f.StringVar(&cfg.URL, "url", env("EMQ_URL", ""), "engine URL (redis://host:port); empty runs the embedded engine")
+	f.StringVar(&cfg.Queue, "queue", "cm", "queue holding the game")
+	f.StringVar(&cfg.OperatorToken, "operator-token", env("CODEMOJEX_OPERATOR_TOKEN", ""), "token of the operator routes (random when empty)")
+	f.BoolVar(&cfg.DevSignIn, "dev-signin", true, "enable the sign-in by name (POST /api/auth/dev)")
+	f.IntVar(&cfg.Workers, "workers", 256, "guesses scored at once")
+	f.DurationVar(&cfg.Sweep, "sweep", time.Second, "how often expired games are closed")
+	f.StringVar(&demo, "demo", "auto", "seed two demo rooms into an engine without rooms: auto (embedded engine only), true or false")
+	f.Int64Var(&cfg.StarterKeys, "starter-keys", envInt("CODEMOJEX_STARTER_KEYS", 20), "keys granted at a player's first sign-in")
+	f.Int64Var(&cfg.StarterClips, "starter-clips", envInt("CODEMOJEX_STARTER_CLIPS", 50), "clips granted at a player's first sign-in")
+	f.StringVar(&cfg.SetsDir, "sets", "", "directory of more emoji sets (*.txt set files)")
+	f.BoolVar(&cfg.Snapshots, "snapshots", true, "persist the projections' snapshots in the engine")
+	f.StringVar(&level, "log-level", "info", "log level: debug, info, warn, error")
+	return c
+}
+
+func simCmd(stdout, stderr io.Writer) *cobra.Command {
+	var cfg sim.Config
+	var level string
+	var quiet bool
+	c := &cobra.Command{
+		Use:   "sim",
+		Short: "Play simulated players against a server, for demos and load tests",
+		Long: `Play N simulated players against a running server (--url), or against a server started in this
+process (on EMQ_URL, or the embedded engine) when --url is empty, and print the guesses accepted and
+scored per second and the latency from submit to score.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := logger(stderr, level)
+			if err != nil {
+				return err
+			}
+			if !quiet {
+				cfg.Progress = stdout
+			}
+			var rep sim.Report
+			if cfg.URL != "" {
+				rep, err = sim.Run(cmd.Context(), cfg)
+			} else {
+				rep, err = simInProcess(cmd.Context(), cfg, log)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, rep)
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&cfg.URL, "url", "", "base URL of a running server; empty starts one in this process")
+	f.StringVar(&cfg.OperatorToken, "operator-token", env("CODEMOJEX_OPERATOR_TOKEN", ""), "operator token (to create the room and grant keys)")
+	f.IntVar(&cfg.Players, "players", 10, "players playing at once")
+	f.IntVar(&cfg.Guesses, "guesses", 20, "guesses per player")
+	f.StringVar(&cfg.Room, "room", "", "room to play (a new one when empty)")
+	f.StringVar(&cfg.Strategy, "strategy", "climb", "climb (improve the best guess) or random")
+	f.BoolVar(&quiet, "quiet", false, "no progress lines")
+	f.StringVar(&level, "log-level", "warn", "log level of an in-process server")
+	return c
+}
+
+// simInProcess serves on a free port in this process and plays against it.
+func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Report, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ready := make(chan string, 1)
+	served := make(chan error, 1)
+	token := cfg.OperatorToken
+	if token == "" {
+		token = "sim-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	go func() {
+		served <- Serve(ctx, ServeConfig{Addr: "127.0.0.1:0", URL: os.Getenv("EMQ_URL"), Queue: "cm", OperatorToken: token,
+			DevSignIn: true, Logger: log, Ready: func(u string) { ready <- u }})
+	}()
+	select {
+	case err := <-served:
+		return sim.Report{}, err
+	case u := <-ready:
+		cfg.URL, cfg.OperatorToken = u, token
+	}
+	rep, err := sim.Run(ctx, cfg)
+	cancel()
+	if serr := <-served; err == nil {
+		err = serr
+	}
+	return rep, err
+}

@@ -1,0 +1,239 @@
+package app
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/api"
+	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/lanes"
+)
+
+// ServeConfig configures [Serve].
+type ServeConfig struct {
+	// Addr is the listen address. Defaults to "127.0.0.1:8080".
+	Addr string
+	// URL is the engine's URL. Defaults to "": the embedded engine, with
+	// the demo rooms.
+	URL string
+	// Queue holds the game. Defaults to "cm".
+	Queue string
+	// OperatorToken guards the operator routes. Defaults to "": a random
+	// token is made and printed.
+	OperatorToken string
+	// DevSignIn enables the sign-in by name.
+	DevSignIn bool
+	// Workers is how many guesses are scored at once (their transactions are shared). Defaults to 256.
+	Workers int
+	// Sweep is how often expired games are closed. Defaults to 1s.
+	Sweep time.Duration
+	// Demo seeds two demo rooms when the engine has no room yet. Defaults
+	// to false (the command turns it on for the embedded engine).
+	Demo bool
+	// StarterKeys and StarterClips are granted at a player's first
+	// sign-in.
+	StarterKeys, StarterClips int64
+	// SetsDir, when set, holds more emoji sets (*.txt set files).
+	SetsDir string
+	// Snapshots persists the views' snapshots in the engine.
+	Snapshots bool
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Out receives the banner (the URL and how to play). Defaults to
+	// io.Discard.
+	Out io.Writer
+	// Ready, when set, is called with the server's base URL once it
+	// listens.
+	Ready func(url string)
+}
+
+// Serve runs codemojex until ctx ends: the JSON API, the scoring workers,
+// the sweep, the views and the hub, each in a goroutine it owns and stops.
+// The HTTP server stops first (in-flight requests finish), then the
+// workers (running jobs finish or go back to their lanes), then the rest.
+func Serve(ctx context.Context, cfg ServeConfig) error {
+	cfg.Addr = cmp.Or(cfg.Addr, "127.0.0.1:8080")
+	cfg.Workers = cmp.Or(cfg.Workers, 256)
+	cfg.Sweep = cmp.Or(cfg.Sweep, time.Second)
+	log := cmp.Or(cfg.Logger, slog.Default())
+	out := cmp.Or[io.Writer](cfg.Out, io.Discard)
+	if cfg.OperatorToken == "" {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		cfg.OperatorToken = hex.EncodeToString(b)
+	}
+	sets, err := loadSets(cfg.SetsDir)
+	if err != nil {
+		return err
+	}
+	client, err := echomq.Connect(ctx, echomq.Config{URL: cfg.URL, Logger: log, ClientName: "codemojex", Notice: io.Discard})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	eng, err := codemojex.New(client, codemojex.Config{Queue: cfg.Queue, Sets: sets, Logger: log,
+		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips})
+	if err != nil {
+		return err
+	}
+	vs, err := views.New(eng, views.Config{Snapshots: cfg.Snapshots})
+	if err != nil {
+		return err
+	}
+	hub := views.NewHub(eng, time.Second)
+	worker, err := eng.Worker(&lanes.WorkerConfig{Concurrency: cfg.Workers, Lease: 10 * time.Second,
+		Backoff: lanes.Jitter(lanes.Exponential(50*time.Millisecond, 5*time.Second)), Logger: log})
+	if err != nil {
+		return err
+	}
+	var rooms []codemojex.Room
+	if cfg.Demo {
+		if rooms, err = seedDemo(ctx, eng); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{
+		Handler:           api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	// Background parts stop after the HTTP server and the worker.
+	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopBG(nil)
+	var bgWG sync.WaitGroup
+	failed := make(chan error, 4)
+	for _, run := range []func(context.Context) error{vs.Run, hub.Run, func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }} {
+		bgWG.Go(func() {
+			if err := run(bg); err != nil {
+				failed <- err
+			}
+		})
+	}
+	wctx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorker()
+	if err := worker.Start(wctx); err != nil {
+		stopBG(nil)
+		bgWG.Wait()
+		return err
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	banner(out, base, client.Embedded(), cfg, rooms)
+	if cfg.Ready != nil {
+		cfg.Ready(base)
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-failed:
+	case runErr = <-served:
+	}
+	log.Info("codemojex: stopping")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		runErr = cmp.Or(runErr, err)
+	}
+	if err := worker.Stop(sctx); err != nil {
+		runErr = cmp.Or(runErr, err)
+	}
+	stopBG(nil)
+	bgWG.Wait()
+	if errors.Is(runErr, http.ErrServerClosed) {
+		runErr = nil
+	}
+	return runErr
+}
+
+func loadSets(dir string) ([]*rules.Set, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil {
+		return nil, err
+	}
+	var sets []*rules.Set
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := rules.LoadSet(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
+// seedDemo creates the two demo rooms when the engine has no room yet, and
+// returns the rooms there are.
+func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error) {
+	rooms, err := e.Rooms(ctx)
+	if err != nil || len(rooms) > 0 {
+		return rooms, err
+	}
+	for _, spec := range []codemojex.RoomSpec{
+		{Name: "Animal Farm", Set: "animals", Mode: rules.Classic, Duration: time.Hour, Prize: 1000, Fee: 1},
+		{Name: "Snack Bar (free)", Set: "food", Mode: rules.Classic, Duration: 15 * time.Minute, Prize: 100, Fee: 1, Free: true, Cells: 24},
+	} {
+		r, err := e.CreateRoom(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		rooms = append(rooms, r)
+	}
+	return rooms, nil
+}
+
+func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []codemojex.Room) {
+	fmt.Fprintf(w, "codemojex is serving on %s\n", base)
+	if embedded {
+		fmt.Fprintln(w, "engine: embedded (in-process; nothing persists when it exits; set EMQ_URL for a real server)")
+	}
+	fmt.Fprintf(w, "operator token: %s\n", cfg.OperatorToken)
+	if !cfg.DevSignIn {
+		return
+	}
+	room := "ROOM"
+	if len(rooms) > 0 {
+		room = rooms[0].ID
+	}
+	fmt.Fprintf(w, `
+Play with curl (jq helps):
+  T=$(curl -s -X POST %[1]s/api/auth/dev -d '{"name":"alice"}' | jq -r .token)
+  curl -s %[1]s/api/rooms | jq
+  G=$(curl -s -X POST -H "Authorization: Bearer $T" %[1]s/api/rooms/%[2]s/join | jq -r .game)
+  curl -s %[1]s/api/games/$G | jq '.game.cells'          # the keyboard: codes and emoji
+  curl -s -X POST -H "Authorization: Bearer $T" %[1]s/api/games/$G/guess \
+       -d '{"codes":["0000","0100","0200","0300","0400","0500"]}' | jq
+  curl -s -H "Authorization: Bearer $T" "%[1]s/api/guesses/GES…?wait=5s" | jq   # your points
+  curl -s %[1]s/api/games/$G/leaderboard | jq
+Or let simulated players play: codemojex sim --url %[1]s --operator-token %[3]s --players 50
+`, base, room, cfg.OperatorToken)
+}

@@ -1,0 +1,163 @@
+package codemojex
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/lanes"
+)
+
+// A scoring worker killed with SIGKILL in the middle of a job (before its
+// transaction commits, or after the commit but before the job is acked):
+// the job comes back after its lease, and the guess is scored once, the
+// player's attempts and best counted once, one guess-scored appended.
+func TestWorkerKilledMidJob(t *testing.T) {
+	t.Parallel()
+	for _, stage := range []string{"before", "after"} {
+		t.Run(stage, func(t *testing.T) {
+			t.Parallel()
+			srv := echomqtest.Shared(t)
+			e, _ := setup(t)
+			r := room(t, e, RoomSpec{Prize: 50})
+			a, b := signIn(t, e, "a", 5), signIn(t, e, "b", 5)
+			game := join(t, e, a, r)
+			join(t, e, b, r)
+			s := secretOf(t, e, game)
+			first, err := e.Submit(ctx, a.ID, game, codes(s, 1, 0)) // 560
+			require.NoError(t, err)
+			second, err := e.Submit(ctx, a.ID, game, codes(s, 2, 1, 0)) // 520, behind it on the lane
+			require.NoError(t, err)
+
+			stopped, kill := startWorkerProcess(t, srv.URL(), e.queue, stage)
+			require.Equal(t, first.Guess, stopped, "the lane serves its first job first")
+			kill()
+
+			w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 2, JanitorInterval: 50 * time.Millisecond, Logger: quiet})
+			require.NoError(t, err)
+			require.NoError(t, w.Start(ctx))
+			defer func() { require.NoError(t, w.Stop(ctx)) }()
+			waitFor(t, func() bool {
+				g, err := e.GuessOf(ctx, a.ID, second.Guess)
+				require.NoError(t, err)
+				return g.Status == GuessScored
+			})
+
+			g, err := e.GuessOf(ctx, a.ID, first.Guess)
+			require.NoError(t, err)
+			require.Equal(t, GuessScored, g.Status)
+			require.Equal(t, 1, g.Attempt)
+			m, ok, err := e.Standing(ctx, game, a.ID)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, 2, m.Attempts, "each guess counted once")
+			require.Equal(t, 560, m.Best)
+			scored := events(t, e, StreamGuessScored)
+			require.Len(t, scored, 2)
+			require.Equal(t, first.Guess, scored[0].Fields.Value("guess"))
+			require.Equal(t, second.Guess, scored[1].Fields.Value("guess"))
+			stats, err := e.jobs.Stats(ctx)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, stats.Reaped, int64(1), "the killed worker's lease lapsed")
+			require.Equal(t, int64(2), stats.Completed)
+			requireLedgerBalances(t, e)
+		})
+	}
+}
+
+// A redelivered job (scored again by hand) changes nothing.
+func TestScoreTwiceCountsOnce(t *testing.T) {
+	t.Parallel()
+	e, _ := setup(t)
+	r := room(t, e, RoomSpec{})
+	a := signIn(t, e, "a", 5)
+	game := join(t, e, a, r)
+	rc, err := e.Submit(ctx, a.ID, game, codes(secretOf(t, e, game), 1, 0))
+	require.NoError(t, err)
+	first, err := e.Score(ctx, rc.Guess)
+	require.NoError(t, err)
+	require.False(t, first.Again)
+	again, err := e.Score(ctx, rc.Guess)
+	require.NoError(t, err)
+	require.True(t, again.Again)
+	require.Equal(t, first.Points, again.Points)
+	m, _, err := e.Standing(ctx, game, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, m.Attempts)
+	require.Len(t, events(t, e, StreamGuessScored), 1)
+}
+
+// When the enqueue fails after the charge committed, the charge is
+// refunded and the guess answers ErrUnavailable.
+func TestEnqueueFailureRefunds(t *testing.T) {
+	t.Parallel()
+	e, _ := setup(t)
+	r := room(t, e, RoomSpec{})
+	a := signIn(t, e, "a", 2)
+	game := join(t, e, a, r)
+	e.setBeforeQueue(func(string) error { return errors.New("engine gone") })
+	_, err := e.Submit(ctx, a.ID, game, codes(secretOf(t, e, game)))
+	require.ErrorIs(t, err, ErrUnavailable)
+	w, err := e.Wallet(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), w.Keys)
+	rows := ledgerRows(t, e)
+	require.Equal(t, []string{ReasonGrant, ReasonGuess, ReasonRefund}, reasons(rows))
+	keys, err := e.client.Table(e.queue, tablePending).Keys(ctx)
+	require.NoError(t, err)
+	require.Empty(t, keys)
+	requireLedgerBalances(t, e)
+}
+
+// A guess charged by a process that died before the enqueue is queued
+// again by the sweep's requeue, and scored once.
+func TestRequeueLostGuess(t *testing.T) {
+	t.Parallel()
+	e, clk := setup(t)
+	r := room(t, e, RoomSpec{})
+	a := signIn(t, e, "a", 2)
+	game := join(t, e, a, r)
+	e.setBeforeQueue(func(string) error { return errCrashed })
+	rc, err := e.Submit(ctx, a.ID, game, codes(secretOf(t, e, game), 1, 0))
+	require.NoError(t, err)
+	e.setBeforeQueue(nil)
+	require.Zero(t, scoreAll(t, e), "no job was queued")
+	n, err := e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "too early")
+	clk.add(e.cfg.PendingAfter)
+	n, err = e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	n, err = e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "the job is queued: a duplicate")
+	require.Equal(t, 1, scoreAll(t, e))
+	g, err := e.GuessOf(ctx, a.ID, rc.Guess)
+	require.NoError(t, err)
+	require.Equal(t, GuessScored, g.Status)
+	n, err = e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "a scored guess is not pending")
+}
+
+func reasons(rows []LedgerRow) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Reason
+	}
+	return out
+}
+
+// waitFor polls cond until it holds (at most 20s).
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		require.True(t, time.Now().Before(deadline), "condition not reached")
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,90 @@
+// Package codemojex is the game engine of codemojex, a Mastermind game
+// played with emoji for prizes, built on EchoMQ's public API only: records
+// and optimistic transactions ([echomq.Client.Update]) for its state, one
+// stream per domain event type, and a lanes job queue for the guesses. The
+// rules themselves (sets, secrets, scoring, the split of the prize) are the
+// pure package rules.
+//
+// # The lifecycle
+//
+// An operator creates a room ([Engine.CreateRoom]): a template of name,
+// emoji set, mode (classic or blind), duration, prize and fee. A room waits
+// until its first player joins ([Engine.Join]): that join starts a game
+// (the room's props and keyboard snapshotted, a secret drawn, the timer
+// started); later joiners enter it. A member submits guesses
+// ([Engine.Submit]); each is charged and queued as a JOB on the player's
+// lane, and the scoring worker ([Engine.Worker]) scores it. A 600 closes a
+// classic game at once; otherwise the sweep ([Engine.Sweep]) closes it when
+// its time is up; an operator may close it any time ([Engine.Close]). The
+// close pays the prize winner-take-all (an even split on a tie, the
+// remainder one diamond each to who reached the top first) and the room
+// waits for its next game.
+//
+//	room:  waiting ──first join──▶ active ──settled──▶ waiting ──▶ …
+//	game:  open ──crack │ timer (sweep) │ operator──▶ closing ──paid──▶ settled
+//	guess: queued ──scored while open──▶ scored
+//	              ──its game closed first──▶ void (refunded)
+//	              ──could not be queued──▶ refunded
+//
+// # Every transition is one transaction
+//
+// Each transition reads the records it depends on (watching them) and
+// commits its record writes and its event appends together, or not at all
+// (it runs again when a concurrent writer changed what it read):
+//
+//   - submit: the game is open and not expired, the player a member, the
+//     guess valid, the balance enough; then the wallet debit, its ledger
+//     row, the guess record and its pending mark commit together. The
+//     enqueue follows with the job id minted before; if it fails the charge
+//     is refunded by a second transaction, and if the process dies in
+//     between, the sweep's [Engine.Requeue] queues the pending guess again
+//     under the same job id (refused as a duplicate when it is there).
+//   - score: the guess record moves from queued to scored, the player's
+//     attempts and best move, the pending mark goes and guess-scored is
+//     appended, together; a redelivered job finds the guess scored and
+//     changes nothing. A 600 in a classic game also moves the game to
+//     closing in that transaction.
+//   - close: a transaction moves an open game to closing, so a game closes
+//     exactly once whoever races (the crack, sweeps, operators). The
+//     settlement then reads the final board (nobody scores into or joins a
+//     closing game), and one transaction pays the winners (wallets and
+//     ledger rows), settles the game, puts the room back to waiting and
+//     appends game-settled (and game-revealed in a blind game); it commits
+//     only while the game is still closing, and a sweep finishes a
+//     settlement whose closer died.
+//
+// Concurrent submits, and concurrent scores, within one process share
+// transactions (a group commit): each request is still checked and applied
+// on its own, in arrival order, against the records as the earlier ones
+// left them, and a refused one writes nothing; the batch commits together.
+// The streams they append to are watched, so sharing one commit is what
+// lets many guesses through a hot stream at once.
+//
+// # Events and privacy
+//
+// The engine appends to one stream per event type in its queue (see
+// [Streams]); payload fields are named for the domain and never "id". The
+// secret stays in the game record until the game is settled, and a
+// guess's codes stay in its record, readable only by its player
+// ([Engine.Guesses]); no stream carries either. A blind game's guess-scored
+// events carry no points (sealed=1); its game-revealed event reveals the
+// secret, the salt and the board at the close, and anyone can check the
+// commitment published in game-started.
+//
+// # Wallets
+//
+// A wallet holds keys (paid rooms), clips (free rooms) and diamonds
+// (prizes); no balance ever goes below zero. Every change appends a row to
+// the ledger stream (a TXN id, the player, the currency, the signed delta,
+// the balance after, the reason and a reference), in the same transaction
+// as the change, so the ledger always sums to the wallets.
+//
+// # Keys
+//
+// Tables (each record "emq:{q}:rec:<table>:<key>" with its index set
+// "emq:{q}:rec:<table>"): rooms, games, members ("<GAM>.<PLR>"), guesses,
+// pending, players, identities ("<provider>.<subject>"), sessions (the
+// SHA-256 of a token) and wallets. Streams: the event streams above and
+// ledger. The guess queue is a lanes queue named by the queue, one lane per
+// player. docs/codemojex.md has the whole list.
+package codemojex

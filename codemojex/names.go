@@ -1,0 +1,97 @@
+package codemojex
+
+// The domain event streams, one per event type, all in the engine's queue
+// (Config.Queue, "cm" by default). Their payloads are named for the domain
+// and never carry a secret or the codes of a guess in an open game.
+const (
+	// StreamRoomOpened: an operator created a room. Fields: room, name, set,
+	// mode, free, fee, currency, prize, duration_ms, cells.
+	StreamRoomOpened = "room-opened"
+	// StreamGameStarted: the first joiner of a waiting room started a game.
+	// Fields: game, room, player, name, mode, set, keyboard (the codes a
+	// guess may use, comma-separated), prize, fee, currency, started_ms,
+	// ends_ms, and commitment in a blind game.
+	StreamGameStarted = "game-started"
+	// StreamPlayerJoined: a later joiner entered a running game. Fields:
+	// game, room, player, name.
+	StreamPlayerJoined = "player-joined"
+	// StreamGuessScored: the scoring worker scored a guess. Fields: game,
+	// room, player, guess, job, attempt, and points, pct, best in a
+	// classic game or sealed=1 in a blind one (whose points stay hidden
+	// until the reveal).
+	StreamGuessScored = "guess-scored"
+	// StreamGameSettled: a game closed and paid its prize. Fields: game,
+	// room, mode, reason (crack, timer or operator), prize, paid, winners
+	// (JSON [{player, amount}]), players, guesses, best, started_ms,
+	// settled_ms.
+	StreamGameSettled = "game-settled"
+	// StreamGameRevealed: a blind game closed and revealed its secret.
+	// Fields: game, room, secret, salt, commitment, board (JSON [{player,
+	// best, at}]).
+	StreamGameRevealed = "game-revealed"
+	// StreamLedger: the append-only ledger, one row per balance change.
+	// Fields: txn (a TXN id), player, currency, delta, balance (after),
+	// reason, ref.
+	StreamLedger = "ledger"
+)
+
+// Streams lists the streams the engine appends to.
+var Streams = []string{StreamRoomOpened, StreamGameStarted, StreamPlayerJoined, StreamGuessScored, StreamGameSettled, StreamGameRevealed, StreamLedger}
+
+// The tables (records beside the streams) the engine keeps in its queue.
+const (
+	tableRooms      = "rooms"      // ROM id → Room
+	tableGames      = "games"      // GAM id → gameRecord (holds the secret)
+	tableMembers    = "members"    // "<GAM>.<PLR>" → member
+	tableGuesses    = "guesses"    // GES id → guessRecord (holds the codes)
+	tablePending    = "pending"    // GES id → pending (charged, not yet scored)
+	tablePlayers    = "players"    // PLR id → Player
+	tableIdentities = "identities" // "<provider>.<subject>" → PLR id
+	tableSessions   = "sessions"   // hex SHA-256 of a token → session
+	tableWallets    = "wallets"    // PLR id → Wallet
+)
+
+// Tables lists the engine's tables, for the keyspace registry.
+var Tables = []string{tableRooms, tableGames, tableMembers, tableGuesses, tablePending, tablePlayers, tableIdentities, tableSessions, tableWallets}
+
+// Brands of the ids the engine mints.
+const (
+	BrandPlayer = "PLR"
+	BrandRoom   = "ROM"
+	BrandGame   = "GAM"
+	BrandGuess  = "GES"
+	BrandTxn    = "TXN"
+	BrandJob    = "JOB"
+)
+
+// Game statuses. A game is open from its first join; a crack, the sweep or
+// an operator moves it to closing (exactly once); the settlement pays the
+// prize and moves it to settled.
+const (
+	StatusOpen    = "open"
+	StatusClosing = "closing"
+	StatusSettled = "settled"
+)
+
+// Room statuses: a room waits for its next game, or has one running.
+const (
+	RoomWaiting = "waiting"
+	RoomActive  = "active"
+)
+
+// Guess statuses: queued once charged, then scored, or void when its game
+// closed before it was scored, or refunded when it could not be queued.
+// A void or refunded guess gave its fee back.
+const (
+	GuessQueued   = "queued"
+	GuessScored   = "scored"
+	GuessVoid     = "void"
+	GuessRefunded = "refunded"
+)
+
+// Close reasons.
+const (
+	ReasonCrack    = "crack"
+	ReasonTimer    = "timer"
+	ReasonOperator = "operator"
+)

@@ -1,0 +1,166 @@
+package codemojex
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Identity is who signs in, as a sign-in provider vouches for them: the
+// dev sign-in by name, or (on another surface) a verified Telegram user.
+// The pair Provider, Subject names one player for good.
+type Identity struct {
+	// Provider names the sign-in method: lowercase letters, 1 to 16
+	// ("dev", "telegram").
+	Provider string
+	// Subject is the provider's id of the person ([A-Za-z0-9._-], 1 to
+	// 64): a name for dev, a user id for Telegram.
+	Subject string
+	// Name is the display name shown on boards (1 to 32 printable
+	// characters); defaults to Subject.
+	Name string
+}
+
+var (
+	providerRE = regexp.MustCompile(`^[a-z]{1,16}$`)
+	subjectRE  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+)
+
+// Validate returns the [*echomq.ArgumentError] SignIn refuses id with.
+func (id Identity) Validate() error {
+	if !providerRE.MatchString(id.Provider) {
+		return badArg("provider", "must be 1 to 16 lowercase letters")
+	}
+	if !subjectRE.MatchString(id.Subject) {
+		return badArg("name", "must be 1 to 64 letters, digits, '.', '_' or '-'")
+	}
+	if id.Name != "" {
+		n := utf8.RuneCountInString(id.Name)
+		if !utf8.ValidString(id.Name) || n > 32 || strings.TrimSpace(id.Name) == "" || strings.IndexFunc(id.Name, unicode.IsControl) >= 0 {
+			return badArg("display name", "must be 1 to 32 printable characters")
+		}
+	}
+	return nil
+}
+
+// SignIn resolves id to its player, creating the player (with the starter
+// balances of [Config]) at the first sign-in, and issues a session token
+// for the bearer header. It returns an [*echomq.ArgumentError] for a bad
+// identity.
+func (e *Engine) SignIn(ctx context.Context, id Identity) (Player, string, error) {
+	if err := id.Validate(); err != nil {
+		return Player{}, "", err
+	}
+	if id.Name == "" {
+		id.Name = id.Subject
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return Player{}, "", err
+	}
+	token := hex.EncodeToString(raw[:])
+	idKey := id.Provider + "." + id.Subject
+	fresh := Player{ID: e.mint(BrandPlayer), Name: id.Name, CreatedMS: e.nowMS()}
+	var out Player
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		pid, known, err := getJSON[string](ctx, t, tableIdentities, idKey)
+		if err != nil {
+			return err
+		}
+		p := fresh
+		if known {
+			var ok bool
+			if p, ok, err = getJSON[Player](ctx, t, tablePlayers, pid); err != nil {
+				return err
+			} else if !ok {
+				return notFound("player", pid)
+			}
+		}
+		if err := t.put(tableSessions, tokenKey(token), session{Player: p.ID, Name: p.Name, CreatedMS: p.CreatedMS, IssuedMS: e.nowMS()}); err != nil {
+			return err
+		}
+		out = p
+		if known {
+			return nil
+		}
+		w := Wallet{Keys: e.cfg.StarterKeys, Clips: e.cfg.StarterClips}
+		for _, err := range []error{t.put(tableIdentities, idKey, p.ID), t.put(tablePlayers, p.ID, p), t.put(tableWallets, p.ID, w)} {
+			if err != nil {
+				return err
+			}
+		}
+		if w.Keys > 0 {
+			if err := t.ledger(ctx, p.ID, Keys, w.Keys, w.Keys, ReasonStarter, "sign-in"); err != nil {
+				return err
+			}
+		}
+		if w.Clips > 0 {
+			return t.ledger(ctx, p.ID, Clips, w.Clips, w.Clips, ReasonStarter, "sign-in")
+		}
+		return nil
+	})
+	if err != nil {
+		return Player{}, "", err
+	}
+	return out, token, nil
+}
+
+// Authenticate returns the player of a session token. An unknown, revoked
+// or expired token returns [ErrUnauthorized].
+func (e *Engine) Authenticate(ctx context.Context, token string) (Player, error) {
+	if token == "" {
+		return Player{}, fmt.Errorf("%w: sign in first, then send the header Authorization: Bearer <token>", ErrUnauthorized)
+	}
+	if len(token) != 64 {
+		return Player{}, fmt.Errorf("%w: unknown or expired session", ErrUnauthorized)
+	}
+	s, ok, err := readJSON[session](ctx, e, tableSessions, tokenKey(token))
+	if err != nil {
+		return Player{}, err
+	}
+	if !ok || e.nowMS()-s.IssuedMS > e.cfg.SessionTTL.Milliseconds() {
+		return Player{}, fmt.Errorf("%w: unknown or expired session", ErrUnauthorized)
+	}
+	if s.Name == "" {
+		return e.Player(ctx, s.Player)
+	}
+	return Player{ID: s.Player, Name: s.Name, CreatedMS: s.CreatedMS}, nil
+}
+
+// SignOut revokes a session token; revoking an unknown one is a no-op.
+func (e *Engine) SignOut(ctx context.Context, token string) error {
+	if len(token) != 64 {
+		return nil
+	}
+	return e.update(ctx, func(ctx context.Context, t *txn) error {
+		return t.del(tableSessions, tokenKey(token))
+	})
+}
+
+// Player returns a player's record, or a [*NotFoundError].
+func (e *Engine) Player(ctx context.Context, id string) (Player, error) {
+	if err := checkID(id, BrandPlayer); err != nil {
+		return Player{}, err
+	}
+	p, ok, err := readJSON[Player](ctx, e, tablePlayers, id)
+	if err != nil {
+		return Player{}, err
+	}
+	if !ok {
+		return Player{}, notFound("player", id)
+	}
+	return p, nil
+}
+
+// tokenKey is the record key of a session: the hash of its token, so the
+// engine never stores a usable token.
+func tokenKey(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,74 @@
+package codemojex
+
+import "context"
+
+// reads caches the records one transaction attempt read, so a batch reads
+// (and watches) each record once, sees its own changes to it, and writes
+// each changed record once at the end.
+type reads struct {
+	t       *txn
+	games   map[string]*gameRecord
+	members map[string]*member
+	wallets map[string]*Wallet
+	dirty   []dirtyRec
+	marked  map[string]bool
+}
+
+type dirtyRec struct {
+	table, key string
+	val        any
+}
+
+func newReads(t *txn) *reads {
+	return &reads{t: t, games: map[string]*gameRecord{}, members: map[string]*member{}, wallets: map[string]*Wallet{}, marked: map[string]bool{}}
+}
+
+// game returns the game record, nil when there is none.
+func (r *reads) game(ctx context.Context, id string) (*gameRecord, error) {
+	return cached(ctx, r.t, r.games, tableGames, id)
+}
+
+// member returns the member record of player in game, nil when none.
+func (r *reads) member(ctx context.Context, game, player string) (*member, error) {
+	return cached(ctx, r.t, r.members, tableMembers, memberKey(game, player))
+}
+
+// wallet returns the player's wallet, nil when there is no such player.
+func (r *reads) wallet(ctx context.Context, player string) (*Wallet, error) {
+	return cached(ctx, r.t, r.wallets, tableWallets, player)
+}
+
+func cached[T any](ctx context.Context, t *txn, m map[string]*T, table, key string) (*T, error) {
+	if v, ok := m[key]; ok {
+		return v, nil
+	}
+	v, ok, err := getJSON[T](ctx, t, table, key)
+	if err != nil {
+		return nil, err
+	}
+	var p *T
+	if ok {
+		p = &v
+	}
+	m[key] = p
+	return p, nil
+}
+
+// changed marks a cached record (a pointer from the getters) to be written.
+func (r *reads) changed(table, key string, val any) {
+	if !r.marked[table+"/"+key] {
+		r.marked[table+"/"+key] = true
+		r.dirty = append(r.dirty, dirtyRec{table, key, val})
+	}
+}
+
+// flush buffers the writes of the changed records, in the order first
+// changed.
+func (r *reads) flush() error {
+	for _, d := range r.dirty {
+		if err := r.t.put(d.table, d.key, d.val); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// player is one simulated player.
+type player struct {
+	c     *client
+	cfg   *Config
+	st    *stats
+	name  string
+	token string
+	rng   *rand.Rand
+
+	game     string
+	keyboard []string
+	best     []string
+	bestPts  int
+}
+
+// seed gives the player a random source of its own.
+func (p *player) seed() { p.rng = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
+
+func (p *player) setUp(ctx context.Context) error {
+	p.seed()
+	var in struct {
+		Token  string `json:"token"`
+		Player struct{ ID string }
+	}
+	if err := p.c.do(ctx, "POST", "/api/auth/dev", "", map[string]string{"name": p.name}, &in); err != nil {
+		return err
+	}
+	p.token = in.Token
+	if p.cfg.OperatorToken != "" {
+		err := p.c.do(ctx, "POST", "/api/op/grant", p.cfg.OperatorToken,
+			map[string]any{"player": in.Player.ID, "currency": "keys", "amount": p.cfg.Guesses + 10}, nil)
+		if err != nil {
+			return err
+		}
+	}
+	return p.join(ctx)
+}
+
+func (p *player) join(ctx context.Context) error {
+	var out struct {
+		Game string `json:"game"`
+		View struct {
+			Keyboard []string `json:"keyboard"`
+		} `json:"view"`
+	}
+	if err := p.c.do(ctx, "POST", "/api/rooms/"+p.cfg.Room+"/join", p.token, nil, &out); err != nil {
+		return err
+	}
+	p.game, p.keyboard, p.best, p.bestPts = out.Game, out.View.Keyboard, nil, -1
+	return nil
+}
+
+func (p *player) play(ctx context.Context) {
+	for n := 0; n < p.cfg.Guesses && ctx.Err() == nil; {
+		codes := p.next()
+		t0 := time.Now()
+		var rc struct {
+			Receipt struct{ Guess string } `json:"receipt"`
+		}
+		err := p.c.do(ctx, "POST", "/api/games/"+p.game+"/guess", p.token, map[string]any{"codes": codes}, &rc)
+		var ae *apiError
+		switch {
+		case err == nil:
+		case errors.As(err, &ae) && ae.Status == http.StatusConflict:
+			p.st.closed.Add(1)
+			if p.join(ctx) != nil {
+				p.st.errors.Add(1)
+				time.Sleep(100 * time.Millisecond)
+			}
+			continue
+		case errors.As(err, &ae) && ae.Status == http.StatusPaymentRequired:
+			p.st.insufficient.Add(1)
+			return
+		default:
+			if ctx.Err() == nil {
+				p.st.errors.Add(1)
+			}
+			n++
+			continue
+		}
+		n++
+		p.st.accepted.Add(1)
+		p.st.recordSubmit(time.Since(t0))
+		var g struct {
+			Guess struct {
+				Status string `json:"status"`
+				Points int    `json:"points"`
+			} `json:"guess"`
+		}
+		deadline := time.Now().Add(p.cfg.Wait)
+		for err == nil && (g.Guess.Status == "" || g.Guess.Status == "queued") && time.Now().Before(deadline) {
+			err = p.c.do(ctx, "GET", "/api/guesses/"+rc.Receipt.Guess+"?wait="+time.Until(deadline).Round(time.Millisecond).String(), p.token, nil, &g)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				p.st.errors.Add(1)
+			}
+			continue
+		}
+		if g.Guess.Status == "queued" {
+			p.st.errors.Add(1) // not scored in time
+			continue
+		}
+		if g.Guess.Status != "scored" {
+			continue // void: its game closed first
+		}
+		p.st.scored.Add(1)
+		p.st.record(time.Since(t0))
+		if g.Guess.Points == 600 {
+			p.st.cracks.Add(1)
+		}
+		if g.Guess.Points > p.bestPts {
+			p.best, p.bestPts = codes, g.Guess.Points
+		}
+	}
+}
+
+// next composes the next guess: a random one, or a small change of the
+// best so far.
+func (p *player) next() []string {
+	if p.cfg.Strategy == "random" || p.best == nil {
+		perm := p.rng.Perm(len(p.keyboard))[:6]
+		out := make([]string, 6)
+		for i, j := range perm {
+			out[i] = p.keyboard[j]
+		}
+		return out
+	}
+	out := append([]string(nil), p.best...)
+	i := p.rng.IntN(6)
+	if p.rng.IntN(2) == 0 {
+		j := (i + 1 + p.rng.IntN(5)) % 6
+		out[i], out[j] = out[j], out[i]
+		return out
+	}
+	for {
+		c := p.keyboard[p.rng.IntN(len(p.keyboard))]
+		used := false
+		for _, x := range out {
+			used = used || x == c
+		}
+		if !used {
+			out[i] = c
+			return out
+		}
+	}
+}

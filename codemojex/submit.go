@@ -1,0 +1,254 @@
+package codemojex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/lanes"
+)
+
+// Receipt is the answer to an accepted guess: it is charged and queued for
+// scoring on its player's lane.
+type Receipt struct {
+	Guess    string   `json:"guess"`
+	Job      string   `json:"job"`
+	Game     string   `json:"game"`
+	Currency Currency `json:"currency"`
+	Charged  int64    `json:"charged"`
+	// Balance is the player's wallet after the charge.
+	Balance Wallet `json:"balance"`
+}
+
+// Submit checks a guess and queues it for scoring: the game must exist
+// and be open and not expired, the player a member, the codes 6 distinct
+// codes of the game's keyboard, and the balance must cover the fee. Then,
+// in one transaction, the fee is charged, the ledger row booked and the
+// guess recorded; then the guess is enqueued as a JOB on the player's lane.
+// If that enqueue fails the charge is refunded in a second transaction.
+// Concurrent submits share transactions (each guess is checked and charged
+// on its own, in arrival order).
+//
+// It returns a [*NotFoundError] (unknown game or player), [ErrClosed],
+// [ErrExpired], [ErrNotMember], the rules' *[rules.CodesError] (matching
+// [rules.ErrBadGuess], with a message fit to show), an
+// [*InsufficientError], and [ErrUnavailable] when the guess could not be
+// queued (refunded). In every one of those cases nothing is charged.
+func (e *Engine) Submit(ctx context.Context, player, game string, codes []string) (Receipt, error) {
+	if err := checkID(game, BrandGame); err != nil {
+		return Receipt{}, err
+	}
+	if err := checkID(player, BrandPlayer); err != nil {
+		return Receipt{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Receipt{}, err
+	}
+	req := submitReq{player: player, game: game, codes: codes, guess: e.mint(BrandGuess), job: e.client.Minter().NextID(BrandJob)}
+	res := e.submits.do(ctx, req)
+	if res.err != nil {
+		return Receipt{}, res.err
+	}
+	// The charge is committed: enqueue (or refund) even if the caller gives
+	// up now.
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := e.enqueue(qctx, player, req.guess, req.job); errors.Is(err, errCrashed) {
+		return res.rc, nil // a test's crash between charge and enqueue
+	} else if err != nil {
+		if _, rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
+			// The pending mark stays: the sweep queues the job again.
+			e.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", req.guess, "enqueue", err, "refund", rerr)
+			return Receipt{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		return Receipt{}, fmt.Errorf("%w (refunded): %v", ErrUnavailable, err)
+	}
+	return res.rc, nil
+}
+
+type submitReq struct {
+	player, game string
+	codes        []string
+	guess        string
+	job          echomq.ID
+}
+
+type submitRes struct {
+	rc  Receipt
+	err error
+}
+
+// submitBatch checks and charges a batch of guesses in one transaction:
+// each is checked on its own against the records as the earlier ones of
+// the batch left them; the refused ones write nothing.
+func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
+	res := make([]submitRes, len(reqs))
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		clear(res)
+		r := newReads(t)
+		var accepted []guessRecord
+		var balances []int64
+		for i, q := range reqs {
+			rec, w, err := e.charge(ctx, r, q)
+			if err != nil {
+				if !isRefusal(err) {
+					return err
+				}
+				res[i].err = err
+				continue
+			}
+			accepted = append(accepted, rec)
+			balances = append(balances, w.Of(rec.Currency))
+			res[i].rc = Receipt{Guess: rec.ID, Job: rec.Job, Game: rec.Game, Currency: rec.Currency, Charged: rec.Fee, Balance: w}
+		}
+		if err := r.flush(); err != nil {
+			return err
+		}
+		for _, rec := range accepted {
+			if err := errors.Join(
+				t.put(tableGuesses, rec.ID, rec),
+				t.put(tablePending, rec.ID, pending{Job: rec.Job, Player: rec.Player, Game: rec.Game, AtMS: rec.AtMS}),
+			); err != nil {
+				return err
+			}
+		}
+		for i, rec := range accepted {
+			if err := t.ledger(ctx, rec.Player, rec.Currency, -rec.Fee, balances[i], ReasonGuess, rec.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for i := range res {
+			res[i] = submitRes{err: err}
+		}
+	}
+	return res
+}
+
+// charge checks one guess against the records of r and debits the cached
+// wallet; it returns the guess record to write and the wallet after.
+func (e *Engine) charge(ctx context.Context, r *reads, q submitReq) (guessRecord, Wallet, error) {
+	g, err := r.game(ctx, q.game)
+	if err != nil {
+		return guessRecord{}, Wallet{}, err
+	}
+	switch {
+	case g == nil:
+		return guessRecord{}, Wallet{}, notFound("game", q.game)
+	case g.Status != StatusOpen:
+		return guessRecord{}, Wallet{}, fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
+	case e.nowMS() >= g.EndsMS:
+		return guessRecord{}, Wallet{}, fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
+	}
+	if m, err := r.member(ctx, q.game, q.player); err != nil {
+		return guessRecord{}, Wallet{}, err
+	} else if m == nil {
+		return guessRecord{}, Wallet{}, fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
+	}
+	kb, err := rules.ParseKeyboard(g.Keyboard)
+	if err != nil {
+		return guessRecord{}, Wallet{}, err
+	}
+	guess, err := rules.NewGuess(kb, q.codes)
+	if err != nil {
+		return guessRecord{}, Wallet{}, err
+	}
+	w, err := r.wallet(ctx, q.player)
+	if err != nil {
+		return guessRecord{}, Wallet{}, err
+	}
+	if w == nil {
+		return guessRecord{}, Wallet{}, notFound("player", q.player)
+	}
+	cur := g.currency()
+	after, err := credit(*w, cur, -g.Fee)
+	if err != nil {
+		return guessRecord{}, Wallet{}, err
+	}
+	*w = after
+	r.changed(tableWallets, q.player, w)
+	rec := guessRecord{ID: q.guess, Game: q.game, Room: g.Room, Player: q.player, Job: q.job.String(), Codes: codeStrings(guess[:]),
+		Currency: cur, Fee: g.Fee, Status: GuessQueued, AtMS: e.nowMS()}
+	return rec, after, nil
+}
+
+// isRefusal reports an error that refuses one request of a batch (the
+// others go on), as opposed to an engine error that fails the batch.
+func isRefusal(err error) bool {
+	for _, s := range []error{ErrNotFound, ErrClosed, ErrExpired, ErrNotMember, ErrInsufficient, rules.ErrBadGuess, rules.ErrBadKeyboard, rules.ErrBadSecret} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// errCrashed is what a test's beforeQueue hook returns to stand for a
+// process that died between the charge and the enqueue.
+var errCrashed = errors.New("codemojex: crashed before the enqueue")
+
+func (e *Engine) enqueue(ctx context.Context, player, guess string, job echomq.ID) error {
+	if h := e.hooks.beforeQueue; h != nil {
+		if err := h(guess); err != nil {
+			return err
+		}
+	}
+	_, err := e.jobs.Enqueue(ctx, player, []byte(guess), &lanes.EnqueueOpts{ID: job})
+	if errors.Is(err, lanes.ErrDuplicate) {
+		return nil // queued before: the job is live, or done
+	}
+	return err
+}
+
+// refund gives a queued guess's fee back and marks it status (refunded or
+// void), once: a guess no longer queued is left alone.
+func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, error) {
+	var out Wallet
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		rec, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, guess)
+		if err != nil || !ok || rec.Status != GuessQueued {
+			return err
+		}
+		r := newReads(t)
+		w, err := refundIn(ctx, r, &rec, status, e.nowMS())
+		if err != nil {
+			return err
+		}
+		out = w
+		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec), t.del(tablePending, rec.ID)); err != nil {
+			return err
+		}
+		return t.ledger(ctx, rec.Player, rec.Currency, rec.Fee, w.Of(rec.Currency), ReasonRefund, rec.ID)
+	})
+	return out, err
+}
+
+// refundIn credits the fee of the queued guess rec back to the cached
+// wallet and marks rec with status; the caller writes rec, drops its
+// pending mark and books the ledger row.
+func refundIn(ctx context.Context, r *reads, rec *guessRecord, status string, now int64) (Wallet, error) {
+	w, err := r.wallet(ctx, rec.Player)
+	if err != nil {
+		return Wallet{}, err
+	}
+	if w == nil {
+		return Wallet{}, notFound("player", rec.Player)
+	}
+	*w = w.add(rec.Currency, rec.Fee)
+	r.changed(tableWallets, rec.Player, w)
+	rec.Status, rec.ScoredMS = status, now
+	return *w, nil
+}
+
+func codeStrings(cs []rules.Code) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
+}

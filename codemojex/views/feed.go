@@ -1,0 +1,78 @@
+package views
+
+import (
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/projection"
+)
+
+// FeedSize is how many items the activity feed keeps.
+const FeedSize = 500
+
+// FeedItem is one line of the activity feed: a scored guess or a
+// settlement. It never holds a guess's codes.
+type FeedItem struct {
+	Entry Entry `json:"entry"`
+	// Kind is "scored" or "settled".
+	Kind   string `json:"kind"`
+	Game   string `json:"game"`
+	Room   string `json:"room"`
+	Player string `json:"player,omitempty"`
+	// Attempt, Points, Pct and Best describe a scored guess; Sealed marks
+	// one of a blind game, whose points stay hidden.
+	Attempt int  `json:"attempt,omitempty"`
+	Points  int  `json:"points,omitempty"`
+	Pct     int  `json:"pct,omitempty"`
+	Best    int  `json:"best,omitempty"`
+	Sealed  bool `json:"sealed,omitempty"`
+	// Reason, Prize, Paid and Winners describe a settlement.
+	Reason  string             `json:"reason,omitempty"`
+	Prize   int64              `json:"prize,omitempty"`
+	Paid    int64              `json:"paid,omitempty"`
+	Winners []codemojex.Payout `json:"winners,omitempty"`
+	AtMS    int64              `json:"at_ms"`
+}
+
+// Feed is the state of the activity feed: the newest [FeedSize] items,
+// oldest first.
+type Feed struct {
+	Items []FeedItem `json:"items"`
+}
+
+// FeedProjection folds guess-scored and game-settled into the activity
+// feed. Items are kept in entry id order whatever order the two streams
+// are folded in, so the live state equals a rebuild.
+func FeedProjection() projection.Projection[*Feed] {
+	return projection.Projection[*Feed]{
+		Name:    "codemojex-feed",
+		Version: 1,
+		Init:    func() *Feed { return &Feed{Items: []FeedItem{}} },
+		Apply: func(f *Feed, ev projection.Event) *Feed {
+			it := FeedItem{Entry: Entry(ev.Entry), Game: ev.Fields.Value("game"), Room: ev.Fields.Value("room"), AtMS: ev.Time().UnixMilli()}
+			switch ev.Stream {
+			case codemojex.StreamGuessScored:
+				it.Kind, it.Player, it.Attempt = "scored", ev.Fields.Value("player"), inum(ev, "attempt")
+				it.Points, it.Pct, it.Best = inum(ev, "points"), inum(ev, "pct"), inum(ev, "best")
+				it.Sealed = ev.Fields.Value("sealed") == "1"
+			case codemojex.StreamGameSettled:
+				it.Kind, it.Reason, it.Prize, it.Paid, it.Winners = "settled", ev.Fields.Value("reason"), num(ev, "prize"), num(ev, "paid"), payouts(ev)
+			default:
+				return f
+			}
+			f.Items = insertSorted(f.Items, it, func(i FeedItem) Entry { return i.Entry }, FeedSize)
+			return f
+		},
+	}
+}
+
+// Since returns the items minted at or after sinceMS (unix milliseconds),
+// newest first, at most limit.
+func (f *Feed) Since(sinceMS int64, limit int) []FeedItem {
+	out := []FeedItem{}
+	for i := len(f.Items) - 1; i >= 0 && len(out) < limit; i-- {
+		if f.Items[i].AtMS < sinceMS {
+			break
+		}
+		out = append(out, f.Items[i])
+	}
+	return out
+}

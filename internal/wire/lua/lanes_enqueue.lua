@@ -1,0 +1,51 @@
+-- enqueue: admit jobs, in order.
+-- ARGV: 1 history cap, 2 n, then per job: JOB id, lane, payload, delay ms
+--       (0 = now), max attempts.
+-- Reply: per job {1, seq} admitted, or {0, state} refused because a row
+-- (live job, dead job or completed tombstone) already holds the id;
+-- nothing is written for a refused job.
+local n = tonumber(ARGV[2])
+local now = now_ms()
+-- Reserve the arrival numbers of the whole call at once; a refused job
+-- leaves a gap, which orders nothing.
+local seq0 = redis.call('INCRBY', SEQ, n) - n
+local out, admitted, delayed = {}, 0, false
+local ready = {}
+for i = 0, n - 1 do
+  local b = 3 + i * 5
+  local id, lane, delay = ARGV[b], ARGV[b + 1], tonumber(ARGV[b + 3])
+  local jk = JOB .. id
+  local existing = redis.call('HGET', jk, 'state')
+  if existing then
+    out[#out + 1] = 0
+    out[#out + 1] = existing
+  else
+    local seq = seq0 + i + 1
+    -- attempts and token start absent (0); the history starts with the
+    -- enqueue itself, which enq_ms (and due_ms) already say.
+    if delay > 0 then
+      -- The arrival number is taken now, so once due the job sorts among
+      -- its lane's jobs by admission, not by due time.
+      redis.call('HSET', jk, 'state', 'delayed', 'lane', lane, 'payload', ARGV[b + 2], 'seq', seq,
+        'max', ARGV[b + 4], 'enq_ms', now, 'due_ms', now + delay, 'delay_ms', delay)
+      redis.call('ZADD', SCHEDULE, now + delay, id)
+      delayed = true
+    else
+      -- The arrival number is the job's score in its lane; the claim copies
+      -- it to the row, from where a retry or a release puts it back.
+      redis.call('HSET', jk, 'state', 'waiting', 'lane', lane, 'payload', ARGV[b + 2],
+        'max', ARGV[b + 4], 'enq_ms', now)
+      -- A lane that had waiting jobs is on the ring already, or rightly
+      -- off it (paused, held, at its limit): only a lane this call filled
+      -- may need to join the rotation.
+      if to_lane(lane, seq, id) == 1 then ready[#ready + 1] = lane end
+    end
+    admitted = admitted + 1
+    out[#out + 1] = 1
+    out[#out + 1] = seq
+  end
+end
+for _, lane in ipairs(ready) do ring(lane, false) end
+if admitted > 0 then stat('enqueued', admitted) end
+if delayed then wake(1) end -- parked workers re-arm their janitors for the new due time
+return out
