@@ -53,8 +53,9 @@ func (f *nodeFlag) Set(s string) error {
 func (f *nodeFlag) Type() string { return "int" }
 
 const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams, trims them
-by policy and archives them (emq retention, emq archive), and runs and administers
-consumer groups and their dead letters, on a Valkey or Redis server.
+by policy and archives them (emq retention, emq archive), runs and administers
+consumer groups and their dead letters, and inspects and controls lanes job queues
+(emq lanes), on a Valkey or Redis server.
 
 Engine: --url, or the EMQ_URL environment variable, names the server
 (redis://host:port[/db], rediss:// for TLS, valkey://). When both are empty
@@ -107,7 +108,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
 		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand(),
-		a.retentionCommand(), a.archiveCommand())
+		a.retentionCommand(), a.archiveCommand(), a.lanesCommand())
 	return root
 }
 
