@@ -1,12 +1,11 @@
 package archive
 
 import (
-	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/startstop"
 )
 
 // Config configures an [Archiver]; the zero value means the defaults.
@@ -69,9 +68,7 @@ type Archiver struct {
 	store  Store
 	cfg    Config
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	stopped chan struct{}
+	svc startstop.Service // the background sweeps
 }
 
 // New returns an archiver of client's streams into store; nil cfg means
@@ -118,9 +115,7 @@ func New(client *echomq.Client, store Store, cfg *Config) (*Archiver, error) {
 		seen[ref] = true
 	}
 	c.Policies = append([]Policy(nil), c.Policies...)
-	closed := make(chan struct{})
-	close(closed)
-	return &Archiver{client: client, store: store, cfg: c, stopped: closed}, nil
+	return &Archiver{client: client, store: store, cfg: c}, nil
 }
 
 func or[T comparable](v, def T) T {

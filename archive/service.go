@@ -3,9 +3,9 @@ package archive
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/startstop"
 )
 
 // SweepResult is the outcome of one cycle over every policy.
@@ -45,41 +45,26 @@ func (a *Archiver) Sweep(ctx context.Context) (SweepResult, error) {
 // failing cycle is logged and retried on the next sweep. It returns an
 // [*echomq.ArgumentError] when the service is already running.
 func (a *Archiver) Start(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cancel != nil {
+	if !a.svc.Start(ctx, func(ctx context.Context) { startstop.Tick(ctx, a.cfg.Tick, a.sweepOnce) }) {
 		return &echomq.ArgumentError{Name: "archiver", Reason: "already started"}
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	a.cancel = cancel
-	a.stopped = make(chan struct{})
-	go a.run(runCtx, a.stopped)
 	return nil
 }
 
-func (a *Archiver) run(ctx context.Context, stopped chan struct{}) {
-	defer close(stopped)
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+// sweepOnce is one background sweep: failures are logged and retried on
+// the next tick.
+func (a *Archiver) sweepOnce(ctx context.Context) {
+	res, _ := a.Sweep(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	for i, err := range res.Errs {
+		if err != nil {
+			a.cfg.Logger.Warn("archive: cycle failed; retrying next sweep", "policy", a.cfg.Policies[i].String(), "err", err)
 		}
-		res, _ := a.Sweep(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		for i, err := range res.Errs {
-			if err != nil {
-				a.cfg.Logger.Warn("archive: cycle failed; retrying next sweep", "policy", a.cfg.Policies[i].String(), "err", err)
-			}
-		}
-		if a.cfg.OnSweep != nil {
-			a.cfg.OnSweep(res)
-		}
-		t.Reset(a.cfg.Tick)
+	}
+	if a.cfg.OnSweep != nil {
+		a.cfg.OnSweep(res)
 	}
 }
 
@@ -87,27 +72,8 @@ func (a *Archiver) run(ctx context.Context, stopped chan struct{}) {
 // cycle interrupted by the stop commits nothing it had not committed), or
 // until ctx ends (then it returns ctx's error). Stopping an archiver that
 // is not running does nothing.
-func (a *Archiver) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel, stopped := a.cancel, a.stopped
-	a.cancel = nil
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (a *Archiver) Stop(ctx context.Context) error { return a.svc.Stop(ctx) }
 
 // Stopped returns a channel closed when the background sweeps have ended
 // (already closed before Start).
-func (a *Archiver) Stopped() <-chan struct{} {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.stopped
-}
+func (a *Archiver) Stopped() <-chan struct{} { return a.svc.Stopped() }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/startstop"
 )
 
 // Config configures a [Driver]. The zero value (no policies) is valid and
@@ -62,9 +62,7 @@ type Driver struct {
 	client *echomq.Client
 	cfg    Config
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	stopped chan struct{}
+	svc startstop.Service // the background sweeps
 }
 
 // New returns a driver for cfg's policies; nil cfg means the defaults. It
@@ -103,9 +101,7 @@ func New(client *echomq.Client, cfg *Config) (*Driver, error) {
 		seen[k] = true
 	}
 	c.Policies = append([]Policy(nil), c.Policies...)
-	closed := make(chan struct{})
-	close(closed)
-	return &Driver{client: client, cfg: c, stopped: closed}, nil
+	return &Driver{client: client, cfg: c}, nil
 }
 
 // Sweep applies every policy once, now read from the clock, and returns
@@ -133,11 +129,6 @@ func (d *Driver) Sweep(ctx context.Context) (SweepResult, error) {
 // [*echomq.ArgumentError] when the driver is already running, and the
 // engine's errors from the check.
 func (d *Driver) Start(ctx context.Context) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancel != nil {
-		return &echomq.ArgumentError{Name: "retention driver", Reason: "already started"}
-	}
 	var errs []error
 	for _, p := range d.cfg.Policies {
 		if err := underArchive(ctx, d.client, p.Queue, p.Stream); err != nil {
@@ -147,63 +138,34 @@ func (d *Driver) Start(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	d.cancel = cancel
-	d.stopped = make(chan struct{})
-	go d.run(runCtx, d.stopped)
+	if !d.svc.Start(ctx, func(ctx context.Context) { startstop.Tick(ctx, d.cfg.Tick, d.sweepOnce) }) {
+		return &echomq.ArgumentError{Name: "retention driver", Reason: "already started"}
+	}
 	return nil
 }
 
-func (d *Driver) run(ctx context.Context, stopped chan struct{}) {
-	defer close(stopped)
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+// sweepOnce is one background sweep: failures are logged and tried again
+// on the next tick.
+func (d *Driver) sweepOnce(ctx context.Context) {
+	res, _ := d.Sweep(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	for _, r := range res.Results {
+		if r.Err != nil {
+			d.cfg.Logger.Warn("retention: policy not applied", "policy", r.Policy.String(), "err", r.Err)
 		}
-		res, _ := d.Sweep(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		for _, r := range res.Results {
-			if r.Err != nil {
-				d.cfg.Logger.Warn("retention: policy not applied", "policy", r.Policy.String(), "err", r.Err)
-			}
-		}
-		if d.cfg.OnSweep != nil {
-			d.cfg.OnSweep(res)
-		}
-		t.Reset(d.cfg.Tick)
+	}
+	if d.cfg.OnSweep != nil {
+		d.cfg.OnSweep(res)
 	}
 }
 
 // Stop ends the background sweeps and waits for the one in flight, or
 // until ctx ends (then it returns ctx's error). Stopping a driver that is
 // not running does nothing.
-func (d *Driver) Stop(ctx context.Context) error {
-	d.mu.Lock()
-	cancel, stopped := d.cancel, d.stopped
-	d.cancel = nil
-	d.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (d *Driver) Stop(ctx context.Context) error { return d.svc.Stop(ctx) }
 
 // Stopped returns a channel closed when the background sweeps have ended
 // (already closed before Start).
-func (d *Driver) Stopped() <-chan struct{} {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.stopped
-}
+func (d *Driver) Stopped() <-chan struct{} { return d.svc.Stopped() }
