@@ -104,6 +104,9 @@ CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS.`,
 	f.StringVar(&cfg.Queue, "queue", "cm", "queue holding the game")
 	f.StringVar(&cfg.OperatorToken, "operator-token", env("CODEMOJEX_OPERATOR_TOKEN", ""), "token of the operator routes (random when empty)")
 	f.BoolVar(&cfg.DevSignIn, "dev-signin", true, "enable the sign-in by name (POST /api/auth/dev)")
+	// The bot token comes from the environment only, so it stays out of
+	// process listings.
+	cfg.TelegramBotToken = env("CODEMOJEX_TELEGRAM_BOT_TOKEN", "")
 	f.IntVar(&cfg.Workers, "workers", 256, "guesses scored at once")
 	f.DurationVar(&cfg.Sweep, "sweep", time.Second, "how often expired games are closed")
 	f.StringVar(&demo, "demo", "auto", "seed two demo rooms into an engine without rooms: auto (embedded engine only), true or false")

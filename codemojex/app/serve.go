@@ -21,6 +21,7 @@ import (
 	"github.com/echomq/echomq/codemojex/api"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/codemojex/web"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -38,6 +39,9 @@ type ServeConfig struct {
 	OperatorToken string
 	// DevSignIn enables the sign-in by name.
 	DevSignIn bool
+	// TelegramBotToken verifies Telegram Mini App sign-ins on the web app.
+	// Defaults to "": the Telegram sign-in is off.
+	TelegramBotToken string
 	// Workers is how many guesses are scored at once (their transactions are shared). Defaults to 256.
 	Workers int
 	// Sweep is how often expired games are closed. Defaults to 1s.
@@ -112,11 +116,18 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	base := "http://" + ln.Addr().String()
+	// The API answers /api/; the web app (pages, live feed, Telegram
+	// sign-in) answers the rest.
+	mux := http.NewServeMux()
+	mux.Handle("/api/", api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log}))
+	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log})
+	mux.Handle("/", webApp)
 	srv := &http.Server{
-		Handler:           api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log}),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(webApp.Close) // live feeds end so Shutdown can finish
 
 	// Background parts stop after the HTTP server and the worker.
 	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -212,7 +223,7 @@ func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error
 }
 
 func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []codemojex.Room) {
-	fmt.Fprintf(w, "codemojex is serving on %s\n", base)
+	fmt.Fprintf(w, "codemojex is serving on %s (web app at %s/)\n", base, base)
 	if embedded {
 		fmt.Fprintln(w, "engine: embedded (in-process; nothing persists when it exits; set EMQ_URL for a real server)")
 	}

@@ -1,0 +1,197 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// browser returns the path of a Chromium or Chrome, or "" when the machine
+// has none. CHROMIUM names one explicitly.
+func browser() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// artifacts returns the directory screenshots go to: WEB_ARTIFACTS when
+// set, else a fresh temporary directory that outlives the test so the
+// images can be looked at.
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("WEB_ARTIFACTS")
+	if dir == "" {
+		d, err := os.MkdirTemp("", "codemojex-web-")
+		require.NoError(t, err)
+		dir = d
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// TestBrowserPlay drives a real browser through a game at desktop and
+// phone widths: sign in by name, join from the lobby, compose six emoji
+// on the keyboard, submit, see the score, the history and the leaderboard,
+// then see another player's guess land in the live feed and the
+// leaderboard without a reload.
+func TestBrowserPlay(t *testing.T) {
+	t.Parallel()
+	exe := browser()
+	if exe == "" {
+		t.Skip("no Chromium found (install it: apt-get install -y chromium, or set CHROMIUM=/path/to/browser)")
+	}
+	h := newHarness(t)
+	dir := artifacts(t)
+	t.Logf("screenshots in %s", dir)
+
+	// A fresh profile, removed by hand: the browser's helper processes may
+	// still write to it a moment after the browser exits, which
+	// t.TempDir's strict cleanup would report as a failure.
+	profile, err := os.MkdirTemp("", "codemojex-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+	)
+	defer cancelAlloc()
+	root, cancelRoot := chromedp.NewContext(alloc)
+	defer cancelRoot()
+	require.NoError(t, chromedp.Run(root), "start %s", exe)
+
+	for _, vp := range []struct {
+		name          string
+		width, height int64
+	}{
+		{"desktop", 1280, 900},
+		{"phone", 390, 844},
+	} {
+		// The first tab, in front: input to a background tab can stall
+		// on frames it never paints. play clears the stored session for a
+		// fresh sign-in.
+		ctx, cancel := context.WithTimeout(root, 20*time.Second)
+		play(t, h, ctx, vp.name, vp.width, vp.height, dir)
+		cancel()
+	}
+}
+
+func play(t *testing.T, h *harness, ctx context.Context, name string, width, height int64, dir string) {
+	t.Helper()
+	shot := func(step string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var b []byte
+			if err := chromedp.FullScreenshot(&b, 100).Do(ctx); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.png", name, step)), b, 0o644)
+		})
+	}
+	var score, me string
+	var feedBefore int
+	var overflow bool
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.EmulateViewport(width, height),
+		chromedp.Navigate(h.url+"/"),
+		chromedp.Evaluate(`localStorage.clear()`, nil),
+		chromedp.Reload(),
+		chromedp.WaitVisible(`#dev-name`, chromedp.ByQuery),
+		chromedp.SendKeys(`#dev-name`, "web_"+name, chromedp.ByQuery),
+		chromedp.Click(`#dev-submit`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#signout`, chromedp.ByQuery),
+		chromedp.Text(`#me`, &me, chromedp.ByQuery),
+		chromedp.WaitVisible(`button[aria-label="Join Animal Farm"]`, chromedp.ByQuery),
+		shot("lobby"),
+		chromedp.Click(`button[aria-label="Join Animal Farm"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#keyboard .key`, chromedp.ByQuery),
+		chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+	), "%s: sign in and join", name)
+	require.Equal(t, "web_"+name, me)
+
+	// Compose: five keys by click, the sixth by keyboard (focus, Enter).
+	for i := 1; i <= 5; i++ {
+		require.NoError(t, chromedp.Run(ctx, chromedp.Click(fmt.Sprintf(`#keyboard .key:nth-child(%d)`, i), chromedp.ByQuery)))
+	}
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Focus(`#keyboard .key:nth-child(6)`, chromedp.ByQuery),
+		chromedp.KeyEvent("\r"),
+		chromedp.Evaluate(`window.__noReload = 1; document.querySelectorAll('#slots .slot[aria-label$="empty"]').length === 0`, nil),
+		chromedp.Poll(`!document.getElementById("submit").disabled`, nil, chromedp.WithPollingTimeout(3*time.Second)),
+		shot("composed"),
+		chromedp.Click(`#submit`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(8*time.Second)),
+		chromedp.Text(`#score`, &score, chromedp.ByQuery),
+		chromedp.WaitVisible(`#history li`, chromedp.ByQuery),
+		// A guess of no points earns no row on the board.
+		chromedp.Poll(fmt.Sprintf(`document.getElementById("score").textContent.startsWith("You scored 0 ") || [...document.querySelectorAll("#leaderboard li.lb")].some(li => li.textContent.includes("web_%s"))`, name), nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Poll(`document.querySelectorAll("#feed li").length > 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Evaluate(`document.querySelectorAll("#feed li").length`, &feedBefore),
+		shot("scored"),
+	), "%s: compose and submit (page says %q)", name, pageSays(ctx))
+	require.Contains(t, score, "points")
+
+	// Another player's guess reaches this page over the live feed.
+	var game string
+	require.NoError(t, chromedp.Run(ctx, chromedp.Evaluate(`document.body.dataset.game`, &game)))
+	var in struct{ Token string }
+	require.Equal(t, 200, h.call("POST", "/api/auth/dev", "", map[string]string{"name": "rival_" + name}, &in))
+	require.Equal(t, 200, h.call("POST", "/api/rooms/"+h.room.ID+"/join", in.Token, nil, nil))
+	var g struct{ Game struct{ Keyboard []string } }
+	require.Equal(t, 200, h.call("GET", "/api/games/"+game, "", nil, &g))
+	var rc struct{ Receipt struct{ Guess string } }
+	require.Equal(t, 202, h.call("POST", "/api/games/"+game+"/guess", in.Token, map[string]any{"codes": g.Game.Keyboard[6:12]}, &rc))
+	var scored struct{ Guess struct{ Points int } }
+	require.Equal(t, 200, h.call("GET", "/api/guesses/"+rc.Receipt.Guess+"?wait=5s", in.Token, nil, &scored))
+	onBoard := "true"
+	if scored.Guess.Points > 0 {
+		onBoard = fmt.Sprintf(`[...document.querySelectorAll("#leaderboard li.lb")].some(li => li.textContent.includes("rival_%s"))`, name)
+	}
+	require.NoError(t, chromedp.Run(ctx,
+		// The rival's join and scored guess both reach the feed.
+		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll("#feed li").length >= %d && %s`, feedBefore+2, onBoard), nil, chromedp.WithPollingTimeout(8*time.Second)),
+		chromedp.Poll(`window.__noReload === 1`, nil, chromedp.WithPollingTimeout(time.Second)),
+		chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth`, &overflow),
+		shot("live"),
+	), "%s: live feed and leaderboard (page says %q)", name, pageSays(ctx))
+	require.False(t, overflow, "%s: the page scrolls sideways at %dpx", name, width)
+}
+
+// pageSays reads the page's status and score lines for a failure message,
+// in a context of its own since the test's may have run out.
+func pageSays(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	var s string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + document.getElementById("score").textContent + " | feed " + document.querySelectorAll("#feed li").length`, &s)); err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return s
+}

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/views"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Config configures [New].
+type Config struct {
+	// BotToken is the Telegram bot token that signs Mini App initData.
+	// Defaults to "": POST /web/auth/telegram answers 404.
+	BotToken string
+	// DevSignIn shows the sign-in by name (the API's POST /api/auth/dev
+	// must be enabled too). Defaults to false.
+	DevSignIn bool
+	// MaxAge is how old an initData may be. Defaults to telegram.MaxAge.
+	MaxAge time.Duration
+	// Heartbeat is how often an idle event stream sends a comment, so
+	// proxies keep it open. Defaults to 15s.
+	Heartbeat time.Duration
+	// Logger receives internal errors. Defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler serves the web app. It is safe for concurrent use.
+type Handler struct {
+	e     *codemojex.Engine
+	hub   *views.Hub
+	cfg   Config
+	log   *slog.Logger
+	pages map[string]*template.Template
+	mux   *http.ServeMux
+
+	// closed ends the event streams: http.Server.Shutdown waits for
+	// requests to finish, and a stream would not on its own.
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+// New returns the web handler over an engine and a running hub
+// (Hub.Run). It panics only if the embedded templates do not parse, which
+// the tests rule out.
+func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = 15 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{})}
+	for _, name := range []string{"lobby", "game", "results"} {
+		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
+	}
+	static, _ := fs.Sub(assets, "assets/static")
+	h.mux.Handle("GET /web/static/", http.StripPrefix("/web/static/", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET /{$}", h.page("lobby"))
+	h.mux.HandleFunc("GET /web/games/{id}", h.page("game"))
+	h.mux.HandleFunc("GET /web/results", h.page("results"))
+	h.mux.HandleFunc("GET /web/events", h.events)
+	h.mux.HandleFunc("POST /web/auth/telegram", h.telegramSignIn)
+	return h
+}
+
+// Close ends the open event streams (and refuses new ones), so a server
+// can shut down; register it with http.Server.RegisterOnShutdown. It is
+// safe to call more than once.
+func (h *Handler) Close() { h.closeOnce.Do(func() { close(h.closed) }) }
+
+// ServeHTTP serves the web app.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// pageData is what a page template sees.
+type pageData struct {
+	Page      string
+	Title     string
+	Game      string
+	DevSignIn bool
+	Telegram  bool
+}
+
+func (h *Handler) page(name string) http.HandlerFunc {
+	titles := map[string]string{"lobby": "Lobby", "game": "Game", "results": "Today's results"}
+	return func(w http.ResponseWriter, r *http.Request) {
+		d := pageData{Page: name, Title: titles[name], Game: r.PathValue("id"), DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != ""}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if err := h.pages[name].ExecuteTemplate(w, "layout", d); err != nil {
+			h.log.Error("web: render", "page", name, "err", err)
+		}
+	}
+}
