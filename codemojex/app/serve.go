@@ -19,6 +19,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/api"
+	"github.com/echomq/echomq/codemojex/bot"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/codemojex/web"
@@ -39,7 +40,8 @@ type ServeConfig struct {
 	OperatorToken string
 	// DevSignIn enables the sign-in by name.
 	DevSignIn bool
-	// TelegramBotToken verifies Telegram Mini App sign-ins on the web app.
+	// TelegramBotToken verifies Telegram Mini App sign-ins on the web app
+	// and, when set, runs the Telegram bot in long-polling mode.
 	// Defaults to "": the Telegram sign-in is off.
 	TelegramBotToken string
 	// Workers is how many guesses are scored at once (their transactions are shared). Defaults to 256.
@@ -133,8 +135,17 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stopBG(nil)
 	var bgWG sync.WaitGroup
-	failed := make(chan error, 4)
-	for _, run := range []func(context.Context) error{vs.Run, hub.Run, func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }} {
+	runners := []func(context.Context) error{vs.Run, hub.Run, func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
+	if cfg.TelegramBotToken != "" {
+		// The Telegram bot, in long-polling mode, on the same engine.
+		b, err := bot.New(eng, bot.Config{Token: cfg.TelegramBotToken, Views: vs, Logger: log})
+		if err != nil {
+			return err
+		}
+		runners = append(runners, b.Run)
+	}
+	failed := make(chan error, len(runners))
+	for _, run := range runners {
 		bgWG.Go(func() {
 			if err := run(bg); err != nil {
 				failed <- err
