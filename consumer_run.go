@@ -211,7 +211,11 @@ func (r *run) dispatchPending(entries []wire.Entry, since time.Time) {
 	}
 	if len(gone) > 0 {
 		r.c.stats.trimmed.Add(int64(len(gone)))
-		r.acks.add(gone...)
+		// Acknowledged at once, not through the ack batch: a reclaim in
+		// the meantime would report the same trimmed entries again.
+		if _, err := r.c.c.conn.XAck(r.io, r.c.s.key, r.c.cfg.Group, gone...); err != nil {
+			r.acks.add(gone...)
+		}
 	}
 	if len(live) == 0 {
 		return
