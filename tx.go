@@ -32,6 +32,9 @@ type Tx struct {
 	// topped holds the stream keys whose top this attempt already read and
 	// moved the minter past.
 	topped map[string]bool
+	// retry is set after a conflicting commit: appends then read the stream
+	// top first, since another writer may hold ids above the minter.
+	retry bool
 }
 
 // Update runs fn as an optimistic transaction on queue. fn reads records with
@@ -56,8 +59,8 @@ func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.C
 	if opts != nil && opts.Attempts > 0 {
 		attempts = opts.Attempts
 	}
-	for range attempts {
-		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, topped: map[string]bool{}}
+	for attempt := range attempts {
+		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, topped: map[string]bool{}, retry: attempt > 0}
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
@@ -142,9 +145,10 @@ func (tx *Tx) Delete(table, key string) error {
 }
 
 // Append buffers appending an event to stream and returns its receipt, which
-// is final once the transaction commits. The minter is first moved past the
-// stream's top; if another writer appends above the minted id before the
-// commit, the transaction runs again with a new id.
+// is final once the transaction commits. The commit checks that the id is
+// above the stream's top; if it is not (another writer appended above it),
+// the transaction runs again, and then the minter is first moved past the
+// top. The first attempt costs no extra round trip.
 func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	s := tx.c.Stream(tx.queue, stream)
 	if s.err != nil {
@@ -153,7 +157,7 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	if err := f.Validate(); err != nil {
 		return ID{}, opError("tx append", s.key, err)
 	}
-	if !tx.topped[s.key] {
+	if tx.retry && !tx.topped[s.key] {
 		if err := s.advancePastTop(ctx); err != nil {
 			return ID{}, opError("tx append", s.key, err)
 		}
