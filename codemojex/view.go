@@ -182,3 +182,33 @@ func (e *Engine) sealed(ctx context.Context, game string) (bool, error) {
 	}
 	return g.Status != StatusSettled, nil
 }
+
+// Members returns the standings of everyone who joined a game, in join
+// order (a blind game's bests hidden until it is settled), or a
+// [*NotFoundError]. Notifiers use it to reach every player of a settled
+// game, including those who never scored.
+func (e *Engine) Members(ctx context.Context, game string) ([]Membership, error) {
+	if err := checkID(game, BrandGame); err != nil {
+		return nil, err
+	}
+	g, ok, err := readJSON[gameRecord](ctx, e, tableGames, game)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, notFound("game", game)
+	}
+	ms, err := e.members(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	sealed := !g.Mode.Feedback() && g.Status != StatusSettled
+	out := make([]Membership, len(ms))
+	for i, m := range ms {
+		out[i] = Membership{Game: game, Player: m.Player, JoinedMS: m.JoinedMS, Attempts: m.Attempts, Best: m.Best}
+		if sealed {
+			out[i].Best, out[i].Sealed = 0, true
+		}
+	}
+	return out, nil
+}

@@ -1,70 +1,95 @@
 package bot
 
 import (
+	"cmp"
 	"context"
-	"crypto/subtle"
-	"encoding/json"
-	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/lanes"
 )
 
-// Config configures a [Bot].
+// Config configures a [Bot]. Only Token is required.
 type Config struct {
 	// Token is the bot's Bot API token. Required.
 	Token string
 	// ServerURL is the Bot API server. Defaults to https://api.telegram.org.
 	ServerURL string
+	// Queue holds the bot's state (players' chats, keyboards being
+	// composed, notifications sent) and its outbox lanes. Defaults to the
+	// engine's queue followed by "-tg".
+	Queue string
 	// WebhookSecret is the secret token Telegram sends with each webhook
 	// request. Without it [Bot.Webhook] refuses every request.
 	WebhookSecret string
+	// WebAppURL, if set, is the web app's address, offered by /start as a
+	// button that opens it as a Telegram Mini App. Defaults to "".
+	WebAppURL string
 	// Views, if set, backs /top with the live leaderboards.
 	Views *views.Views
 	// HTTPClient makes the Bot API calls. Defaults to a client with a
 	// timeout of PollTimeout plus 10 seconds.
 	HTTPClient *http.Client
-	// PollTimeout is getUpdates' long-poll timeout. Defaults to 30 seconds.
+	// PollTimeout is getUpdates' long-poll timeout. Defaults to 30s.
 	PollTimeout time.Duration
-	// GlobalRate is the outbound calls per second overall. Defaults to 30.
+	// GlobalRate is the outbound calls per second overall. Defaults to 30,
+	// Telegram's limit for a bot.
 	GlobalRate float64
-	// ChatRate is the outbound messages per second to one chat. Defaults to 1.
+	// ChatRate is the outbound calls per second to one chat. Defaults to 1.
 	ChatRate float64
 	// ChatBurst is the burst allowed per chat. Defaults to 3.
 	ChatBurst int
-	// Retries is how often a 429 or 5xx call is retried. Defaults to 5.
+	// Retries is how often a callback answer or keyboard edit failing
+	// with 429 or 5xx is retried in place. Defaults to 5.
 	Retries int
 	// Backoff is the first wait before a retry without retry_after,
-	// doubled each time. Defaults to 500ms.
+	// doubled each time up to MaxBackoff. Defaults to 500ms.
 	Backoff time.Duration
-	// Logger logs failed updates. Defaults to slog.Default().
+	// MaxBackoff caps the backoff. Defaults to 1 minute.
+	MaxBackoff time.Duration
+	// MaxAttempts is how often an outbox message is tried before it is
+	// dead (kept in the outbox's dead list for an operator). Defaults to 20.
+	MaxAttempts int
+	// Senders is how many outbox messages go out at once (each chat's
+	// lane still sends one at a time, in order). Defaults to 16.
+	Senders int
+	// NotifyGroup names the consumer groups that turn the engine's events
+	// into notifications. Defaults to "telegram".
+	NotifyGroup string
+	// Logger logs failed updates and sends. Defaults to slog.Default().
 	Logger *slog.Logger
 }
 
-// Bot serves codemojex over the Telegram Bot API.
+// Bot serves codemojex over the Telegram Bot API. Its state lives in
+// records of its queue, so several processes may serve webhooks for one
+// bot; long polling must run in one process only (Telegram refuses a
+// second poller).
 type Bot struct {
-	e   *codemojex.Engine
-	cfg Config
-	api *client
-	log *slog.Logger
+	e      *codemojex.Engine
+	c      *echomq.Client
+	cfg    Config
+	tg     *tgbot.Bot
+	lim    *limits
+	outbox *lanes.Queue
+	log    *slog.Logger
 
-	mu      sync.Mutex
-	players map[int64]string   // Telegram user id -> player id
-	compose map[int64]*compose // chat id -> guess being composed
-	recent  map[string][]string
+	// players caches Telegram user id → player id, which never changes
+	// once made.
+	players sync.Map
 }
 
-// New returns a bot over e. It returns an [*echomq.ArgumentError] for a
-// missing token or a bad setting.
+// New returns a bot over e. It makes no call yet. It returns an
+// [*echomq.ArgumentError] for a missing engine or token or a bad setting,
+// and an [*echomq.NameError] for a bad queue or group name.
 func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 	if e == nil {
 		return nil, &echomq.ArgumentError{Name: "engine", Reason: "is required"}
@@ -72,103 +97,57 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 	if cfg.Token == "" || strings.ContainsAny(cfg.Token, "/ ") {
 		return nil, &echomq.ArgumentError{Name: "token", Reason: "is required and may not hold '/' or spaces"}
 	}
-	if cfg.GlobalRate < 0 || cfg.ChatRate < 0 || cfg.ChatBurst < 0 || cfg.Retries < 0 || cfg.Backoff < 0 || cfg.PollTimeout < 0 {
-		return nil, &echomq.ArgumentError{Name: "config", Reason: "rates, burst, retries and durations may not be negative"}
+	if cfg.GlobalRate < 0 || cfg.ChatRate < 0 || cfg.ChatBurst < 0 || cfg.Retries < 0 || cfg.Backoff < 0 ||
+		cfg.MaxBackoff < 0 || cfg.PollTimeout < 0 || cfg.MaxAttempts < 0 || cfg.Senders < 0 {
+		return nil, &echomq.ArgumentError{Name: "config", Reason: "rates, burst, retries, attempts, senders and durations may not be negative"}
 	}
-	if cfg.ServerURL == "" {
-		cfg.ServerURL = "https://api.telegram.org"
+	if cfg.MaxAttempts > lanes.MaxAttemptsLimit {
+		return nil, &echomq.ArgumentError{Name: "config", Reason: "MaxAttempts is at most 1000"}
 	}
-	if cfg.PollTimeout == 0 {
-		cfg.PollTimeout = 30 * time.Second
-	}
+	cfg.ServerURL = strings.TrimRight(cmp.Or(cfg.ServerURL, "https://api.telegram.org"), "/")
+	cfg.Queue = cmp.Or(cfg.Queue, e.Queue()+"-tg")
+	cfg.PollTimeout = cmp.Or(cfg.PollTimeout, 30*time.Second)
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: cfg.PollTimeout + 10*time.Second}
 	}
-	if cfg.GlobalRate == 0 {
-		cfg.GlobalRate = 30
+	cfg.GlobalRate = cmp.Or(cfg.GlobalRate, 30)
+	cfg.ChatRate = cmp.Or(cfg.ChatRate, 1)
+	cfg.ChatBurst = cmp.Or(cfg.ChatBurst, 3)
+	cfg.Retries = cmp.Or(cfg.Retries, 5)
+	cfg.Backoff = cmp.Or(cfg.Backoff, 500*time.Millisecond)
+	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, time.Minute)
+	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 20)
+	cfg.Senders = cmp.Or(cfg.Senders, 16)
+	cfg.NotifyGroup = cmp.Or(cfg.NotifyGroup, "telegram")
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
+	if err := e.Client().Stream(e.Queue(), codemojex.StreamGuessScored).Group(cfg.NotifyGroup).Err(); err != nil {
+		return nil, err
 	}
-	if cfg.ChatRate == 0 {
-		cfg.ChatRate = 1
+	outbox, err := lanes.New(e.Client(), cfg.Queue, &lanes.Config{MaxAttempts: cfg.MaxAttempts, Tombstone: 24 * time.Hour})
+	if err != nil {
+		return nil, err
 	}
-	if cfg.ChatBurst == 0 {
-		cfg.ChatBurst = 3
+	b := &Bot{e: e, c: e.Client(), cfg: cfg, lim: newLimits(cfg.GlobalRate, cfg.ChatRate, cfg.ChatBurst), outbox: outbox, log: cfg.Logger}
+	b.tg, err = tgbot.New(cfg.Token,
+		tgbot.WithServerURL(cfg.ServerURL),
+		tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(cfg.PollTimeout, statusClient{cfg.HTTPClient}),
+		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
+		// One update at a time, in order: a chat's presses build on each other.
+		tgbot.WithNotAsyncHandlers(),
+		tgbot.WithWorkers(1),
+		tgbot.WithDefaultHandler(func(ctx context.Context, _ *tgbot.Bot, u *models.Update) { b.Handle(ctx, u) }),
+		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("bot: telegram", "err", err) }),
+	)
+	if err != nil {
+		return nil, &echomq.ArgumentError{Name: "token", Reason: err.Error()}
 	}
-	if cfg.Retries == 0 {
-		cfg.Retries = 5
-	}
-	if cfg.Backoff == 0 {
-		cfg.Backoff = 500 * time.Millisecond
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	return &Bot{
-		e: e, cfg: cfg, log: cfg.Logger,
-		api: &client{
-			base: strings.TrimRight(cfg.ServerURL, "/") + "/bot" + cfg.Token,
-			http: cfg.HTTPClient, global: rate.NewLimiter(rate.Limit(cfg.GlobalRate), max(1, int(cfg.GlobalRate))),
-			perChat: rate.Limit(cfg.ChatRate), burst: cfg.ChatBurst, retries: cfg.Retries, backoff: cfg.Backoff,
-			chats: map[int64]*rate.Limiter{},
-		},
-		players: map[int64]string{}, compose: map[int64]*compose{}, recent: map[string][]string{},
-	}, nil
+	return b, nil
 }
 
-// Run long-polls getUpdates and handles each update in order until ctx
-// is done, then returns nil. Failed polls are retried after Backoff; it
-// returns the error of a poll Telegram refuses for good (such as a bad
-// token, or a webhook still set).
-func (b *Bot) Run(ctx context.Context) error {
-	var offset int64
-	for {
-		var ups []Update
-		err := b.api.call(ctx, 0, "getUpdates", map[string]any{
-			"offset": offset, "timeout": int(b.cfg.PollTimeout / time.Second),
-			"allowed_updates": []string{"message", "callback_query"},
-		}, &ups)
-		if ctx.Err() != nil {
-			return nil
-		}
-		var ae *APIError
-		if errors.As(err, &ae) && (ae.Status == http.StatusUnauthorized || ae.Status == http.StatusConflict || ae.Status == http.StatusNotFound) {
-			return err
-		}
-		if err != nil {
-			b.log.Warn("bot: getUpdates", "err", err)
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(b.cfg.Backoff):
-			}
-			continue
-		}
-		for _, u := range ups {
-			offset = max(offset, u.UpdateID+1)
-			b.Handle(ctx, u)
-		}
-	}
-}
+// Outbox returns the lanes queue the bot's messages wait in, one lane per
+// chat, for inspection (dead messages, lane depths).
+func (b *Bot) Outbox() *lanes.Queue { return b.outbox }
 
-// Webhook returns the handler for Telegram's webhook POSTs. A request
-// without the configured secret token gets 401 and is not read further;
-// a body that is not an update gets 400.
-func (b *Bot) Webhook() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := r.Header.Get("X-Telegram-Bot-Api-Secret-Token")
-		if b.cfg.WebhookSecret == "" || subtle.ConstantTimeCompare([]byte(got), []byte(b.cfg.WebhookSecret)) != 1 {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if r.Method != http.MethodPost {
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		var u Update
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&u); err != nil {
-			http.Error(w, "bad update", http.StatusBadRequest)
-			return
-		}
-		b.Handle(r.Context(), u)
-		w.WriteHeader(http.StatusOK)
-	})
-}
+// Config returns the configuration with the defaults filled in.
+func (b *Bot) Config() Config { return b.cfg }

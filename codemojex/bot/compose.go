@@ -2,23 +2,21 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
 )
 
 // guessLen is how many codes a guess holds.
 const guessLen = 6
-
-// compose is a chat's guess in the making, shown in one message that is
-// edited as it changes.
-type compose struct {
-	player, game, room string
-	msg                int64
-	keyboard           []string
-	picks              []string
-}
 
 // glyphs shows codes as their game's emojis (the code itself if the set
 // does not know it).
@@ -39,25 +37,27 @@ func (b *Bot) glyphs(ctx context.Context, game string, codes []string) []string 
 	return out
 }
 
-// render is the compose message: the partial guess and the keyboard,
-// picked cells marked.
-func (b *Bot) render(ctx context.Context, c *compose, picks []string) (string, *Markup) {
-	shown := b.glyphs(ctx, c.game, picks)
+// render is the compose message: the partial guess and the game's
+// keyboard, picked cells marked, then undo, clear and submit.
+func (b *Bot) render(ctx context.Context, game string, picks []string) (string, *models.InlineKeyboardMarkup, error) {
+	g, err := b.e.Game(ctx, game)
+	if err != nil {
+		return "", nil, err
+	}
+	shown := b.glyphs(ctx, game, picks)
 	for len(shown) < guessLen {
 		shown = append(shown, "▫️")
 	}
 	text := fmt.Sprintf("Your guess: %s\n(%d/%d) pick emojis, then submit.", strings.Join(shown, " "), len(picks), guessLen)
-	glyphs := b.glyphs(ctx, c.game, c.keyboard)
-	kb := &Markup{}
-	var row []Button
-	for i, code := range c.keyboard {
+	glyphs := b.glyphs(ctx, game, g.Keyboard)
+	kb := &models.InlineKeyboardMarkup{}
+	var row []models.InlineKeyboardButton
+	for i, code := range g.Keyboard {
 		label := glyphs[i]
-		for _, p := range picks {
-			if p == code {
-				label = "✔" + label
-			}
+		if slices.Contains(picks, code) {
+			label = "✔" + label
 		}
-		row = append(row, Button{Text: label, CallbackData: "p:" + code})
+		row = append(row, models.InlineKeyboardButton{Text: label, CallbackData: "p:" + code})
 		if len(row) == 6 {
 			kb.InlineKeyboard, row = append(kb.InlineKeyboard, row), nil
 		}
@@ -65,124 +65,173 @@ func (b *Bot) render(ctx context.Context, c *compose, picks []string) (string, *
 	if row != nil {
 		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
 	}
-	kb.InlineKeyboard = append(kb.InlineKeyboard, []Button{{Text: "⌫ Undo", CallbackData: "u"}, {Text: "✖ Clear", CallbackData: "c"}, {Text: "✅ Submit", CallbackData: "s"}})
-	return text, kb
+	kb.InlineKeyboard = append(kb.InlineKeyboard, []models.InlineKeyboardButton{
+		{Text: "⌫ Undo", CallbackData: "u"}, {Text: "✖ Clear", CallbackData: "c"}, {Text: "✅ Submit", CallbackData: "s"}})
+	return text, kb, nil
 }
 
-func (b *Bot) answer(ctx context.Context, q *CallbackQuery, text string) error {
-	return b.api.call(ctx, 0, "answerCallbackQuery", map[string]any{"callback_query_id": q.ID, "text": text}, nil)
+// answer answers a button press (the client stops its spinner); text, if
+// any, shows as a toast.
+func (b *Bot) answer(ctx context.Context, q *models.CallbackQuery, text string) error {
+	return b.call(ctx, 0, "answerCallbackQuery", func(ctx context.Context) error {
+		_, err := b.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: q.ID, Text: text})
+		return err
+	})
 }
 
-func (b *Bot) edit(ctx context.Context, chat, msg int64, text string, kb *Markup) error {
-	params := map[string]any{"chat_id": chat, "message_id": msg, "text": text}
-	if kb != nil {
-		params["reply_markup"] = kb
+// edit replaces the compose message's text and keyboard; an edit that
+// changes nothing (a repeated press) is not an error.
+func (b *Bot) edit(ctx context.Context, chat int64, msg int, text string, kb *models.InlineKeyboardMarkup) error {
+	err := b.call(ctx, chat, "editMessageText", func(ctx context.Context) error {
+		_, err := b.tg.EditMessageText(ctx, &tgbot.EditMessageTextParams{ChatID: chat, MessageID: msg, Text: text, ReplyMarkup: kb})
+		return err
+	})
+	if err != nil && notModified(err) {
+		return nil
 	}
-	return b.api.call(ctx, chat, "editMessageText", params, nil)
+	return err
 }
 
 // press handles an inline button: j:<room> joins, p:<code> picks, u undoes,
-// c clears, s submits.
-func (b *Bot) press(ctx context.Context, q *CallbackQuery) error {
-	chat := q.Message.Chat.ID
+// c clears, s submits. The compose record changes in a transaction, so
+// presses racing in (webhooks run concurrently) each apply once.
+func (b *Bot) press(ctx context.Context, q *models.CallbackQuery) error {
+	chat, msgID := q.Message.Message.Chat.ID, q.Message.Message.ID
 	pid, err := b.player(ctx, q.From)
 	if err != nil {
-		_ = b.answer(ctx, q, tell(err))
-		return err
+		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
 	if room, ok := strings.CutPrefix(q.Data, "j:"); ok {
 		return b.join(ctx, q, pid, room)
 	}
-	b.mu.Lock()
-	c := b.compose[chat]
+	var c composeRecord
 	var note string
-	switch {
-	case c == nil || c.msg != q.Message.MessageID:
-		c, note = nil, "This keyboard is stale; /rooms to play."
-	case c.player != pid:
-		// In a group chat only the player who joined composes on it.
-		c, note = nil, "This keyboard belongs to another player."
-	case strings.HasPrefix(q.Data, "p:"):
-		code := q.Data[2:]
-		for _, p := range c.picks {
-			if p == code {
-				note = "Already picked."
-			}
-		}
-		if note == "" && len(c.picks) >= guessLen {
-			note = "Your guess is full: submit or undo."
-		}
-		if note == "" {
-			c.picks = append(c.picks, code)
-		}
-	case q.Data == "u" && len(c.picks) > 0:
-		c.picks = c.picks[:len(c.picks)-1]
-	case q.Data == "c":
-		c.picks = nil
-	case q.Data == "s":
-	default:
-		note = "Nothing to undo."
-	}
 	var picks []string
-	if c != nil {
-		picks = append(picks, c.picks...)
+	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		var ok bool
+		var err error
+		note, picks = "", nil
+		c, ok, err = getJSON[composeRecord](ctx, tx, tableCompose, chatKey(chat))
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok || c.Msg != msgID:
+			note = "This keyboard is stale; /rooms to play."
+			return nil
+		case c.Player != pid:
+			// In a group chat only the player who joined composes on it.
+			note = "This keyboard belongs to another player."
+			return nil
+		}
+		switch code, isPick := strings.CutPrefix(q.Data, "p:"); {
+		case isPick && slices.Contains(c.Picks, code):
+			note = "Already picked."
+		case isPick && len(c.Picks) >= guessLen:
+			note = "Your guess is full: submit or undo."
+		case isPick:
+			c.Picks = append(c.Picks, code)
+		case q.Data == "u" && len(c.Picks) > 0:
+			c.Picks = c.Picks[:len(c.Picks)-1]
+		case q.Data == "u":
+			note = "Nothing to undo."
+		case q.Data == "c":
+			c.Picks = nil
+		case q.Data == "s" && len(c.Picks) != guessLen:
+			note = fmt.Sprintf("Pick %d emojis first.", guessLen)
+		case q.Data == "s":
+			// Take the picks, so a double tap submits once.
+			picks, c.Picks = c.Picks, nil
+		default:
+			note = "Unknown button."
+		}
+		if note != "" {
+			return nil
+		}
+		return putJSON(tx, tableCompose, chatKey(chat), c)
+	})
+	if err != nil {
+		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	b.mu.Unlock()
-	if note != "" || c == nil {
+	if note != "" {
 		return b.answer(ctx, q, note)
 	}
-	if q.Data == "s" {
+	if picks != nil {
 		return b.submit(ctx, q, c, picks)
 	}
-	text, kb := b.render(ctx, c, picks)
-	if err := b.edit(ctx, chat, c.msg, text, kb); err != nil {
-		return err
+	text, kb, err := b.render(ctx, c.Game, c.Picks)
+	if err == nil {
+		err = b.edit(ctx, chat, c.Msg, text, kb)
 	}
-	return b.answer(ctx, q, "")
+	return errors.Join(err, b.answer(ctx, q, ""))
 }
 
-func (b *Bot) join(ctx context.Context, q *CallbackQuery, pid, room string) error {
-	chat := q.Message.Chat.ID
+// join joins the room's game and queues its keyboard message; the outbox
+// records the message's id in the chat's compose record once sent.
+func (b *Bot) join(ctx context.Context, q *models.CallbackQuery, pid, room string) error {
+	chat := q.Message.Message.Chat.ID
 	j, err := b.e.Join(ctx, pid, room)
 	if err != nil {
-		_ = b.answer(ctx, q, tell(err))
-		return err
+		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	g, err := b.e.Game(ctx, j.Game)
+	text, kb, err := b.render(ctx, j.Game, nil)
 	if err != nil {
-		return err
+		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	c := &compose{player: pid, game: j.Game, room: room, keyboard: g.Keyboard}
-	text, kb := b.render(ctx, c, nil)
-	m, err := b.send(ctx, chat, text, kb)
+	job := b.c.Minter().NextID(codemojex.BrandJob)
+	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		if err := putJSON(tx, tableCompose, chatKey(chat), composeRecord{Player: pid, Game: j.Game, Room: room, Job: job.String()}); err != nil {
+			return err
+		}
+		cr, _, err := getJSON[chatRecord](ctx, tx, tableChats, pid)
+		if err != nil {
+			return err
+		}
+		cr.Chat = chat
+		return putJSON(tx, tableChats, pid, cr)
+	})
+	if err == nil {
+		_, err = b.post(ctx, message{Chat: chat, Text: text, Keyboard: kb, Compose: true}, job)
+	}
 	if err != nil {
-		return err
+		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	c.msg = m.MessageID
-	b.mu.Lock()
-	b.compose[chat] = c
-	b.mu.Unlock()
 	return b.answer(ctx, q, "Joined!")
 }
 
-func (b *Bot) submit(ctx context.Context, q *CallbackQuery, c *compose, picks []string) error {
-	if len(picks) != guessLen {
-		return b.answer(ctx, q, fmt.Sprintf("Pick %d emojis first.", guessLen))
-	}
-	rc, err := b.e.Submit(ctx, c.player, c.game, picks)
+// submit hands the taken picks to the engine; a refusal gives them back.
+func (b *Bot) submit(ctx context.Context, q *models.CallbackQuery, c composeRecord, picks []string) error {
+	chat := q.Message.Message.Chat.ID
+	rc, err := b.e.Submit(ctx, c.Player, c.Game, picks)
 	if err != nil {
-		return b.answer(ctx, q, tell(err))
+		restore := b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+			now, ok, err := getJSON[composeRecord](ctx, tx, tableCompose, chatKey(chat))
+			if err != nil || !ok || now.Msg != c.Msg || len(now.Picks) > 0 {
+				return err
+			}
+			now.Picks = picks
+			return putJSON(tx, tableCompose, chatKey(chat), now)
+		})
+		return errors.Join(restore, b.answer(ctx, q, tell(err)))
 	}
-	b.mu.Lock()
-	r := append(b.recent[c.player], rc.Guess)
-	b.recent[c.player] = r[max(0, len(r)-5):]
-	c.picks = nil
-	b.mu.Unlock()
-	text, kb := b.render(ctx, c, nil)
+	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		cr, _, err := getJSON[chatRecord](ctx, tx, tableChats, c.Player)
+		if err != nil {
+			return err
+		}
+		cr.Chat = chat
+		cr.Recent = append(cr.Recent, rc.Guess)
+		cr.Recent = cr.Recent[max(0, len(cr.Recent)-recentGuesses):]
+		return putJSON(tx, tableChats, c.Player, cr)
+	})
+	if err != nil {
+		return errors.Join(err, b.answer(ctx, q, "Submitted!"))
+	}
+	text, kb, err := b.render(ctx, c.Game, nil)
+	if err != nil {
+		return errors.Join(err, b.answer(ctx, q, "Submitted!"))
+	}
 	left := rc.Balance.Of(rc.Currency)
-	text = fmt.Sprintf("Submitted %s (−%d %s, %d left); scoring…\n\n%s", strings.Join(b.glyphs(ctx, c.game, picks), " "), rc.Charged, rc.Currency, left, text)
-	if err := b.edit(ctx, q.Message.Chat.ID, c.msg, text, kb); err != nil {
-		return err
-	}
-	return b.answer(ctx, q, "Submitted!")
+	text = fmt.Sprintf("Submitted %s (−%d %s, %d left); scoring…\n\n%s", strings.Join(b.glyphs(ctx, c.Game, picks), " "), rc.Charged, rc.Currency, left, text)
+	return errors.Join(b.edit(ctx, chat, c.Msg, text, kb), b.answer(ctx, q, "Submitted!"))
 }

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,10 +13,11 @@ import (
 	"github.com/echomq/echomq/codemojex/bot"
 )
 
-// The webhook refuses a request whose secret token does not match.
+// The webhook refuses a request whose secret token does not match, before
+// reading it.
 func ExampleBot_Webhook() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{Logger: quiet})
+	client, err := echomq.Connect(ctx, echomq.Config{Logger: quiet, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -28,10 +30,16 @@ func ExampleBot_Webhook() {
 	if err != nil {
 		panic(err)
 	}
-	req := httptest.NewRequest(http.MethodPost, "/telegram", strings.NewReader(`{"update_id":1}`))
-	req.Header.Set("X-Telegram-Bot-Api-Secret-Token", "guess")
-	rec := httptest.NewRecorder()
-	b.Webhook().ServeHTTP(rec, req)
-	fmt.Println(rec.Code)
-	// Output: 401
+	for _, token := range []string{"guess", ""} {
+		req := httptest.NewRequest(http.MethodPost, "/telegram", strings.NewReader(`{"update_id":1}`))
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", token)
+		rec := httptest.NewRecorder()
+		b.Webhook().ServeHTTP(rec, req)
+		fmt.Println(rec.Code)
+	}
+	fmt.Println(b.Config().Queue, b.Config().GlobalRate, b.Config().ChatRate)
+	// Output:
+	// 401
+	// 401
+	// example-bot-tg 30 1
 }

@@ -4,31 +4,39 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/echomq/echomq/codemojex/bot"
 )
 
 // call is one Bot API request the fake server saw.
 type call struct {
 	Method string
 	Params map[string]any
+	At     time.Time
 	MsgID  int64 // the message a sendMessage created
 }
 
-// fakeAPI is a Bot API server on loopback: it records every call, feeds
-// queued updates to getUpdates, and can be told to fail calls first.
+// Text returns the call's text parameter.
+func (c call) Text() string { s, _ := c.Params["text"].(string); return s }
+
+// Chat returns the call's chat_id parameter.
+func (c call) Chat() int64 { f, _ := c.Params["chat_id"].(float64); return int64(f) }
+
+// fakeAPI is a Bot API server on loopback, speaking the multipart form
+// requests the library sends: it records every call, feeds queued updates
+// to getUpdates, and can be told to fail calls first.
 type fakeAPI struct {
 	srv *httptest.Server
 
 	mu      sync.Mutex
 	calls   []call
-	updates []bot.Update
+	updates []map[string]any
 	fail    map[string][]int // method -> statuses to answer first
 	nextMsg int64
+	nextUpd int64
 	wake    chan struct{}
 }
 
@@ -39,8 +47,11 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 	return f
 }
 
-func (f *fakeAPI) push(u bot.Update) {
+// push queues an update (update_id is filled in) for getUpdates.
+func (f *fakeAPI) push(u map[string]any) {
 	f.mu.Lock()
+	f.nextUpd++
+	u["update_id"] = f.nextUpd
 	f.updates = append(f.updates, u)
 	f.mu.Unlock()
 	select {
@@ -67,24 +78,62 @@ func (f *fakeAPI) recorded(method string) []call {
 	return out
 }
 
+// to returns the calls of method to chat whose text holds substr.
+func (f *fakeAPI) to(method string, chat int64, substr string) []call {
+	var out []call
+	for _, c := range f.recorded(method) {
+		if c.Chat() == chat && strings.Contains(c.Text(), substr) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func write(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// jsonParams are the form fields holding numbers or JSON objects.
+var jsonParams = map[string]bool{"chat_id": true, "message_id": true, "offset": true, "timeout": true, "reply_markup": true, "allowed_updates": true}
+
+// params decodes a request's form (multipart, as the library sends, or
+// urlencoded).
+func params(r *http.Request) map[string]any {
+	out := map[string]any{}
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		_ = r.ParseForm()
+	}
+	for k, vs := range r.Form {
+		if len(vs) == 0 {
+			continue
+		}
+		var v any = vs[0]
+		if jsonParams[k] {
+			var j any
+			if json.Unmarshal([]byte(vs[0]), &j) == nil {
+				v = j
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
 func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	_, method, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/bot"), "/")
-	var params map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&params)
+	p := params(r)
 	f.mu.Lock()
-	f.calls = append(f.calls, call{Method: method, Params: params})
+	f.calls = append(f.calls, call{Method: method, Params: p, At: time.Now()})
+	idx := len(f.calls) - 1
 	if st := f.fail[method]; len(st) > 0 {
 		f.fail[method] = st[1:]
 		f.mu.Unlock()
 		ans := map[string]any{"ok": false, "error_code": st[0], "description": http.StatusText(st[0])}
 		if st[0] == http.StatusTooManyRequests {
 			ans["parameters"] = map[string]any{"retry_after": 1}
+			ans["description"] = "Too Many Requests: retry after 1"
 		}
 		write(w, st[0], ans)
 		return
@@ -94,10 +143,15 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	case "getMe":
 		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"id": 1, "is_bot": true, "first_name": "codemojex"}})
 	case "getUpdates":
+		offset, _ := p["offset"].(float64)
 		for {
 			f.mu.Lock()
-			ups := f.updates
-			f.updates = nil
+			var ups []map[string]any
+			for _, u := range f.updates {
+				if float64(u["update_id"].(int64)) >= offset {
+					ups = append(ups, u)
+				}
+			}
 			f.mu.Unlock()
 			if len(ups) > 0 {
 				write(w, 200, map[string]any{"ok": true, "result": ups})
@@ -116,26 +170,41 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.nextMsg++
 		id := f.nextMsg
-		f.calls[len(f.calls)-1].MsgID = id
+		f.calls[idx].MsgID = id
 		f.mu.Unlock()
-		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"message_id": id, "chat": map[string]any{"id": params["chat_id"]}, "text": params["text"]}})
-	case "editMessageText", "editMessageReplyMarkup", "answerCallbackQuery", "setWebhook", "deleteWebhook":
+		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"message_id": id, "date": 1,
+			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"]}})
+	case "editMessageText":
+		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"message_id": p["message_id"], "date": 1,
+			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"]}})
+	case "answerCallbackQuery", "setWebhook", "deleteWebhook":
 		write(w, 200, map[string]any{"ok": true, "result": true})
 	default:
 		write(w, 404, map[string]any{"ok": false, "error_code": 404, "description": "Not Found"})
 	}
 }
 
-// waitCalls blocks until method has been called n times (the test's own
-// deadline bounds it).
-func (f *fakeAPI) waitCalls(t *testing.T, method string, n int) {
+// await blocks until a call of method to chat whose text holds substr
+// has been made, and returns the latest such call (the test's deadline
+// bounds the wait).
+func (f *fakeAPI) await(t *testing.T, method string, chat int64, substr string) call {
 	t.Helper()
-	for len(f.recorded(method)) < n {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if cs := f.to(method, chat, substr); len(cs) > 0 {
+			return cs[len(cs)-1]
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	var seen []string
+	for _, c := range f.recorded(method) {
+		seen = append(seen, itoa(c.Chat())+": "+c.Text())
+	}
+	t.Fatalf("no %s to chat %d holding %q after 30s; saw:\n%s", method, chat, substr, strings.Join(seen, "\n"))
+	return call{}
 }
 
-// waitPoll blocks until a getUpdates acknowledges updates before offset.
+// waitPoll blocks until a getUpdates acknowledged updates before offset.
 func (f *fakeAPI) waitPoll(t *testing.T, offset float64) {
 	t.Helper()
 	for {
@@ -147,3 +216,5 @@ func (f *fakeAPI) waitPoll(t *testing.T, offset float64) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

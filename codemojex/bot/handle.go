@@ -7,89 +7,84 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-telegram/bot/models"
+
+	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/projection"
 )
 
-const help = "Guess the secret six emojis.\n/rooms – pick a room and play\n/me – balances and recent guesses\n/top – leaderboard of your game\n/help – this text"
+const help = "Crack the secret code of six emojis.\n/rooms – pick a room and play\n/me – balances and recent guesses\n/top – leaderboard of your game\n/help – this text"
 
 // Handle processes one update; failures are logged and, where the user
-// should know, told to them.
-func (b *Bot) Handle(ctx context.Context, u Update) {
+// should know, told to them. Updates of other kinds are ignored.
+func (b *Bot) Handle(ctx context.Context, u *models.Update) {
 	var err error
 	switch {
 	case u.Message != nil && u.Message.From != nil:
 		err = b.command(ctx, u.Message)
-	case u.CallbackQuery != nil && u.CallbackQuery.Message != nil:
+	case u.CallbackQuery != nil && u.CallbackQuery.Message.Message != nil:
 		err = b.press(ctx, u.CallbackQuery)
 	}
 	if err != nil && ctx.Err() == nil {
-		b.log.Warn("bot: update", "update", u.UpdateID, "err", err)
+		b.log.Warn("bot: update", "update", u.ID, "err", err)
 	}
 }
 
-// player signs the Telegram user in once and remembers their player id.
-func (b *Bot) player(ctx context.Context, u User) (string, error) {
-	b.mu.Lock()
-	id, ok := b.players[u.ID]
-	b.mu.Unlock()
-	if ok {
-		return id, nil
+// player signs the Telegram user in (once per process) and returns their
+// player id.
+func (b *Bot) player(ctx context.Context, u models.User) (string, error) {
+	if id, ok := b.players.Load(u.ID); ok {
+		return id.(string), nil
 	}
-	name := u.FirstName
+	name := strings.TrimSpace(u.FirstName)
 	if name == "" {
 		name = u.Username
 	}
-	if len([]rune(name)) > 32 {
-		name = string([]rune(name)[:32])
+	if r := []rune(name); len(r) > 32 {
+		name = string(r[:32])
 	}
 	p, _, err := b.e.SignIn(ctx, codemojex.Identity{Provider: "telegram", Subject: strconv.FormatInt(u.ID, 10), Name: name})
 	if err != nil {
 		return "", err
 	}
-	b.mu.Lock()
-	b.players[u.ID] = p.ID
-	b.mu.Unlock()
+	b.players.Store(u.ID, p.ID)
 	return p.ID, nil
 }
 
-func (b *Bot) send(ctx context.Context, chat int64, text string, kb *Markup) (Message, error) {
-	params := map[string]any{"chat_id": chat, "text": text}
-	if kb != nil {
-		params["reply_markup"] = kb
-	}
-	var m Message
-	err := b.api.call(ctx, chat, "sendMessage", params, &m)
-	return m, err
-}
-
-func (b *Bot) command(ctx context.Context, m *Message) error {
+func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	cmd, _, _ := strings.Cut(strings.TrimSpace(m.Text), " ")
 	cmd, _, _ = strings.Cut(cmd, "@")
 	chat := m.Chat.ID
 	switch cmd {
 	case "/start":
-		if _, err := b.player(ctx, *m.From); err != nil {
-			_, _ = b.send(ctx, chat, "Sorry, you could not be signed in.", nil)
-			return err
+		pid, err := b.player(ctx, *m.From)
+		if err == nil {
+			err = b.remember(ctx, pid, chat)
 		}
-		_, err := b.send(ctx, chat, "Welcome to codemojex!\n"+help, nil)
-		return err
+		if err != nil {
+			return errors.Join(err, b.reply(ctx, chat, "Sorry, you could not be signed in; please try /start again.", nil))
+		}
+		var kb *models.InlineKeyboardMarkup
+		if b.cfg.WebAppURL != "" {
+			kb = &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "🎮 Play in the app", WebApp: &models.WebAppInfo{URL: b.cfg.WebAppURL}}}}}
+		}
+		return b.reply(ctx, chat, "Welcome to codemojex!\n"+help, kb)
 	case "/help":
-		_, err := b.send(ctx, chat, help, nil)
-		return err
+		return b.reply(ctx, chat, help, nil)
 	case "/rooms":
 		return b.rooms(ctx, chat)
 	case "/me":
 		return b.me(ctx, chat, *m.From)
 	case "/top":
 		return b.top(ctx, chat)
-	default:
-		_, err := b.send(ctx, chat, "Unknown command.\n"+help, nil)
-		return err
 	}
+	if strings.HasPrefix(cmd, "/") {
+		return b.reply(ctx, chat, "Unknown command.\n"+help, nil)
+	}
+	return b.reply(ctx, chat, "Use the buttons to guess, or:\n"+help, nil)
 }
 
 func (b *Bot) rooms(ctx context.Context, chat int64) error {
@@ -98,10 +93,9 @@ func (b *Bot) rooms(ctx context.Context, chat int64) error {
 		return err
 	}
 	if len(rs) == 0 {
-		_, err = b.send(ctx, chat, "No rooms yet.", nil)
-		return err
+		return b.reply(ctx, chat, "No rooms yet.", nil)
 	}
-	kb := &Markup{}
+	kb := &models.InlineKeyboardMarkup{}
 	var sb strings.Builder
 	sb.WriteString("Rooms:\n")
 	for _, r := range rs {
@@ -110,13 +104,12 @@ func (b *Bot) rooms(ctx context.Context, chat int64) error {
 			cur = "clips"
 		}
 		fmt.Fprintf(&sb, "• %s — fee %d %s, prize %d 💎\n", r.Name, r.Fee, cur, r.Prize)
-		kb.InlineKeyboard = append(kb.InlineKeyboard, []Button{{Text: "Join " + r.Name, CallbackData: "j:" + r.ID}})
+		kb.InlineKeyboard = append(kb.InlineKeyboard, []models.InlineKeyboardButton{{Text: "Join " + r.Name, CallbackData: "j:" + r.ID}})
 	}
-	_, err = b.send(ctx, chat, sb.String(), kb)
-	return err
+	return b.reply(ctx, chat, sb.String(), kb)
 }
 
-func (b *Bot) me(ctx context.Context, chat int64, u User) error {
+func (b *Bot) me(ctx context.Context, chat int64, u models.User) error {
 	pid, err := b.player(ctx, u)
 	if err != nil {
 		return err
@@ -127,37 +120,41 @@ func (b *Bot) me(ctx context.Context, chat int64, u User) error {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "🔑 %d keys · 📎 %d clips · 💎 %d diamonds\n", w.Keys, w.Clips, w.Diamonds)
-	b.mu.Lock()
-	ids := append([]string(nil), b.recent[pid]...)
-	b.mu.Unlock()
-	gs, err := b.e.Guesses(ctx, pid, ids)
+	cr, _, err := readJSON[chatRecord](ctx, b, tableChats, pid)
 	if err != nil {
 		return err
 	}
+	gs, err := b.e.Guesses(ctx, pid, cr.Recent)
+	if err != nil {
+		return err
+	}
+	if len(gs) > 0 {
+		sb.WriteString("Recent guesses:\n")
+	}
 	for _, g := range gs {
 		fmt.Fprintf(&sb, "%s — %s", strings.Join(b.glyphs(ctx, g.Game, g.Codes), " "), g.Status)
-		if g.ScoredMS > 0 && !g.Sealed {
-			fmt.Fprintf(&sb, " %d%%", g.Pct)
+		if g.Status == codemojex.GuessScored && !g.Sealed {
+			fmt.Fprintf(&sb, ", %d points (%d%%)", g.Points, g.Pct)
 		}
 		sb.WriteString("\n")
 	}
-	_, err = b.send(ctx, chat, sb.String(), nil)
-	return err
+	return b.reply(ctx, chat, sb.String(), nil)
 }
 
 func (b *Bot) top(ctx context.Context, chat int64) error {
-	b.mu.Lock()
-	c := b.compose[chat]
-	b.mu.Unlock()
-	if c == nil || b.cfg.Views == nil {
-		_, err := b.send(ctx, chat, "Join a game first (/rooms).", nil)
+	c, ok, err := readJSON[composeRecord](ctx, b, tableCompose, chatKey(chat))
+	if err != nil {
 		return err
 	}
+	if !ok || b.cfg.Views == nil {
+		return b.reply(ctx, chat, "Join a game first (/rooms).", nil)
+	}
 	text := "No scores yet."
-	err := b.cfg.Views.Boards.Read(ctx, func(bs *views.Boards, _ projection.Checkpoint) {
-		if bd := bs.Games[c.game]; bd != nil {
+	err = b.cfg.Views.Boards.Read(ctx, func(bs *views.Boards, _ projection.Checkpoint) {
+		if bd := bs.Games[c.Game]; bd != nil {
 			if rows := bd.Leaderboard(10); len(rows) > 0 {
 				var sb strings.Builder
+				sb.WriteString("Leaderboard:\n")
 				for _, r := range rows {
 					fmt.Fprintf(&sb, "%d. %s — %d%%\n", r.Rank, r.Name, r.Pct)
 				}
@@ -168,8 +165,7 @@ func (b *Bot) top(ctx context.Context, chat int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.send(ctx, chat, text, nil)
-	return err
+	return b.reply(ctx, chat, text, nil)
 }
 
 // tell maps an engine refusal to a line fit to show; other errors get a
@@ -185,6 +181,8 @@ func tell(err error) string {
 		return "This game has ended; /rooms to play the next one."
 	case errors.Is(err, codemojex.ErrNotFound):
 		return "Not found; try /rooms."
+	case errors.Is(err, echomq.ErrInvalidArgument):
+		return "That button is not valid any more; try /rooms."
 	}
 	return "Something went wrong; please try again."
 }

@@ -1,0 +1,171 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex"
+)
+
+// The notifications: the engine's events, read by consumer groups (at
+// least once), become messages in the players' outbox lanes exactly once.
+// Each notification has a record in the notices table keyed by the event
+// and the player: the first delivery of an event writes the records with
+// fresh job ids in one transaction and queues the jobs; a redelivery finds
+// the records and queues the same ids again, which the outbox refuses as
+// duplicates (or skips, once sent).
+
+// consumers returns the consumer groups that notify players.
+func (b *Bot) consumers() ([]*echomq.Consumer, error) {
+	var out []*echomq.Consumer
+	for stream, h := range map[string]echomq.HandlerFunc{
+		codemojex.StreamGuessScored: b.scored,
+		codemojex.StreamGameSettled: b.settled,
+	} {
+		c, err := b.c.Consumer(echomq.ConsumerConfig{Queue: b.e.Queue(), Stream: stream, Group: b.cfg.NotifyGroup,
+			Start: echomq.StartNew, Handle: h, Logger: b.log})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// notice is one notification of an event to a player.
+type notice struct {
+	player string
+	text   string
+}
+
+// notify queues ns, the notifications of event key, once each.
+func (b *Bot) notify(ctx context.Context, key string, ns []notice) error {
+	type queued struct {
+		m  message
+		id echomq.ID
+	}
+	var todo []queued
+	err := b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		todo = todo[:0]
+		for _, n := range ns {
+			chat, ok, err := getJSON[chatRecord](ctx, tx, tableChats, n.player)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue // not a Telegram player
+			}
+			nk := key + "." + n.player
+			rec, ok, err := getJSON[noticeRecord](ctx, tx, tableNotices, nk)
+			if err != nil {
+				return err
+			}
+			if ok && rec.Sent {
+				continue
+			}
+			if !ok {
+				rec.Job = b.c.Minter().NextID(codemojex.BrandJob).String()
+				if err := putJSON(tx, tableNotices, nk, rec); err != nil {
+					return err
+				}
+			}
+			id, err := echomq.ParseID(rec.Job)
+			if err != nil {
+				return err
+			}
+			todo = append(todo, queued{message{Chat: chat.Chat, Text: n.text, Notice: nk}, id})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, q := range todo {
+		if _, err := b.post(ctx, q.m, q.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scored tells a player what their guess scored.
+func (b *Bot) scored(ctx context.Context, d echomq.Delivery) error {
+	f := d.Fields
+	player, game, guess := f.Value("player"), f.Value("game"), f.Value("guess")
+	g, err := b.e.GuessOf(ctx, player, guess)
+	if err != nil {
+		return err
+	}
+	shown := strings.Join(b.glyphs(ctx, game, g.Codes), " ")
+	text := fmt.Sprintf("🎯 %s scored %s points (%s%%). Your best: %s%%.", shown, f.Value("points"), f.Value("pct"), f.Value("best"))
+	if f.Value("sealed") == "1" {
+		text = fmt.Sprintf("📨 %s is in. This is a blind game: the points are revealed when it ends.", shown)
+	}
+	return b.notify(ctx, d.Key(), []notice{{player: player, text: text}})
+}
+
+// settled tells every player of a game how it ended, and winners what
+// they won.
+func (b *Bot) settled(ctx context.Context, d echomq.Delivery) error {
+	f := d.Fields
+	game := f.Value("game")
+	var winners []codemojex.Payout
+	if err := json.Unmarshal([]byte(cmp.Or(f.Value("winners"), "[]")), &winners); err != nil {
+		return fmt.Errorf("bot: game-settled %s: winners: %w", d.Key(), err)
+	}
+	g, err := b.e.Game(ctx, game)
+	if err != nil {
+		return err
+	}
+	members, err := b.e.Members(ctx, game)
+	if err != nil {
+		return err
+	}
+	room := "The game"
+	if r, err := b.e.Room(ctx, g.Room); err == nil {
+		room = r.Name
+	}
+	names := map[string]string{}
+	for _, s := range g.Board {
+		names[s.Player] = s.Name
+	}
+	name := func(player string) string {
+		if n := names[player]; n != "" {
+			return n
+		}
+		if p, err := b.e.Player(ctx, player); err == nil && p.Name != "" {
+			return p.Name
+		}
+		return "a player"
+	}
+	how := map[string]string{codemojex.ReasonCrack: "the code was cracked", codemojex.ReasonTimer: "time is up", codemojex.ReasonOperator: "closed by the operator"}[f.Value("reason")]
+	head := fmt.Sprintf("🏁 %s is over: %s.", room, cmp.Or(how, f.Value("reason")))
+	if len(g.Secret) > 0 {
+		head += "\nThe code: " + strings.Join(b.glyphs(ctx, game, g.Secret), " ")
+	}
+	won := map[string]int64{}
+	var lines []string
+	for _, w := range winners {
+		won[w.Player] += w.Amount
+		lines = append(lines, fmt.Sprintf("%s +%d 💎", name(w.Player), w.Amount))
+	}
+	result := "Nobody scored; no prize was paid."
+	if len(lines) > 0 {
+		result = "Winners: " + strings.Join(lines, ", ") + "."
+	}
+	ns := make([]notice, 0, len(members))
+	for _, m := range members {
+		text := head + "\n" + result
+		if amt := won[m.Player]; amt > 0 {
+			text = fmt.Sprintf("%s\n🏆 You won %d 💎!", head, amt)
+		} else {
+			text += fmt.Sprintf("\nYour best: %d%%. /rooms to play again.", m.Best)
+		}
+		ns = append(ns, notice{player: m.Player, text: text})
+	}
+	return b.notify(ctx, d.Key(), ns)
+}
