@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -33,6 +34,9 @@ func TestNewBadInput(t *testing.T) {
 		{"negative timeout", bot.Config{Token: "1:a", PollTimeout: -1}, echomq.ErrInvalidArgument},
 		{"negative senders", bot.Config{Token: "1:a", Senders: -1}, echomq.ErrInvalidArgument},
 		{"attempts over the limit", bot.Config{Token: "1:a", MaxAttempts: 1001}, echomq.ErrInvalidArgument},
+		{"negative lease", bot.Config{Token: "1:a", Lease: -1}, echomq.ErrInvalidArgument},
+		{"lease too short", bot.Config{Token: "1:a", Lease: time.Millisecond}, echomq.ErrInvalidArgument},
+		{"negative redelivery", bot.Config{Token: "1:a", Redelivery: -1}, echomq.ErrInvalidArgument},
 		{"bad queue", bot.Config{Token: "1:a", Queue: "a b"}, echomq.ErrInvalidName},
 		{"bad group", bot.Config{Token: "1:a", NotifyGroup: "a:b"}, echomq.ErrInvalidName},
 	} {

@@ -62,6 +62,13 @@ type Config struct {
 	// Senders is how many outbox messages go out at once (each chat's
 	// lane still sends one at a time, in order). Defaults to 16.
 	Senders int
+	// Lease is how long a sender's claim on a message holds before
+	// another sender may take it over (after a crash). Defaults to 30s.
+	Lease time.Duration
+	// Redelivery is how long an event whose notifications were not queued
+	// (the notifier failed or crashed) waits before it is delivered again.
+	// Defaults to 30s.
+	Redelivery time.Duration
 	// NotifyGroup names the consumer groups that turn the engine's events
 	// into notifications. Defaults to "telegram".
 	NotifyGroup string
@@ -98,7 +105,7 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 		return nil, &echomq.ArgumentError{Name: "token", Reason: "is required and may not hold '/' or spaces"}
 	}
 	if cfg.GlobalRate < 0 || cfg.ChatRate < 0 || cfg.ChatBurst < 0 || cfg.Retries < 0 || cfg.Backoff < 0 ||
-		cfg.MaxBackoff < 0 || cfg.PollTimeout < 0 || cfg.MaxAttempts < 0 || cfg.Senders < 0 {
+		cfg.MaxBackoff < 0 || cfg.PollTimeout < 0 || cfg.MaxAttempts < 0 || cfg.Senders < 0 || cfg.Lease < 0 || cfg.Redelivery < 0 {
 		return nil, &echomq.ArgumentError{Name: "config", Reason: "rates, burst, retries, attempts, senders and durations may not be negative"}
 	}
 	if cfg.MaxAttempts > lanes.MaxAttemptsLimit {
@@ -118,6 +125,8 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 	cfg.MaxBackoff = cmp.Or(cfg.MaxBackoff, time.Minute)
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 20)
 	cfg.Senders = cmp.Or(cfg.Senders, 16)
+	cfg.Lease = cmp.Or(cfg.Lease, 30*time.Second)
+	cfg.Redelivery = cmp.Or(cfg.Redelivery, echomq.DefaultMinIdle)
 	cfg.NotifyGroup = cmp.Or(cfg.NotifyGroup, "telegram")
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	if err := e.Client().Stream(e.Queue(), codemojex.StreamGuessScored).Group(cfg.NotifyGroup).Err(); err != nil {
@@ -128,6 +137,14 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 		return nil, err
 	}
 	b := &Bot{e: e, c: e.Client(), cfg: cfg, lim: newLimits(cfg.GlobalRate, cfg.ChatRate, cfg.ChatBurst), outbox: outbox, log: cfg.Logger}
+	// Check the senders' and notifiers' settings now rather than at Serve
+	// (neither does I/O until run).
+	if _, err := b.senders(); err != nil {
+		return nil, err
+	}
+	if _, err := b.consumers(); err != nil {
+		return nil, err
+	}
 	b.tg, err = tgbot.New(cfg.Token,
 		tgbot.WithServerURL(cfg.ServerURL),
 		tgbot.WithSkipGetMe(),

@@ -33,6 +33,7 @@ const secret = "webhook-secret"
 type harness struct {
 	t      *testing.T
 	client *echomq.Client
+	url    string
 	e      *codemojex.Engine
 	views  *views.Views
 	api    *fakeAPI
@@ -53,7 +54,7 @@ func newHarness(t *testing.T, cfg bot.Config) *harness {
 	require.NoError(t, err)
 	w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 4, Logger: quiet})
 	require.NoError(t, err)
-	h := &harness{t: t, client: client, e: e, views: v, api: newFakeAPI(t)}
+	h := &harness{t: t, client: client, url: echomqtest.Shared(t).URL(), e: e, views: v, api: newFakeAPI(t)}
 	cfg.Token, cfg.ServerURL, cfg.WebhookSecret, cfg.Views, cfg.Logger = "123:abc", h.api.srv.URL, secret, v, quiet
 	if cfg.ChatRate == 0 {
 		cfg.ChatRate, cfg.ChatBurst, cfg.GlobalRate = 1000, 100, 1000
@@ -176,7 +177,6 @@ func (h *harness) secret(game string) []string {
 	require.NoError(h.t, json.Unmarshal(raw, &g))
 	return strings.Split(g.Secret, ",")
 }
-
 
 // keyboard waits for the compose keyboard sent to u's chat, and until the
 // bot has recorded its message id (a person cannot press it sooner).

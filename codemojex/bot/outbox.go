@@ -119,6 +119,7 @@ func (b *Bot) deliver(ctx context.Context, job *lanes.Job) error {
 func (b *Bot) senders() (*lanes.Worker, error) {
 	return lanes.NewWorker(b.outbox, lanes.HandlerFunc(b.deliver), &lanes.WorkerConfig{
 		Concurrency: b.cfg.Senders,
+		Lease:       b.cfg.Lease,
 		Backoff:     lanes.Jitter(lanes.Exponential(b.cfg.Backoff, b.cfg.MaxBackoff)),
 		Logger:      b.log,
 	})
