@@ -26,14 +26,14 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "codemojex",
 		Short:         "codemojex: crack the 6-emoji code, a game on EchoMQ streams and lanes",
-		Long:          "codemojex serves the game's JSON API with its scoring workers, sweep and projections (the default command), or plays simulated players against a server.",
+		Long:          "codemojex serves the game's web app, JSON API, Telegram bot and operator pages with its scoring workers, sweep and projections (the default command), plays simulated players against a server, or runs the operator's commands (room, grant, player) on an engine.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(serveCmd(stdout, stderr), simCmd(stdout, stderr))
+	root.AddCommand(serveCmd(stdout, stderr), simCmd(stdout, stderr), roomCmd(stdout), grantCmd(stdout), playerCmd(stdout))
 	if err := root.ExecuteContext(ctx); err != nil {
 		fmt.Fprintln(stderr, "codemojex:", err)
 		var ue usageError
@@ -79,7 +79,10 @@ func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 With no engine URL it runs on the embedded in-process engine and seeds two demo rooms.
 
 Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN,
-CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS.`,
+CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS, CODEMOJEX_PUBLIC_URL.
+Telegram: CODEMOJEX_TELEGRAM_BOT_TOKEN runs the bot (and enables the Mini App sign-in), by long
+polling; with CODEMOJEX_TELEGRAM_WEBHOOK_SECRET too it takes updates at POST /telegram/webhook
+instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL is set.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := logger(stderr, level)
@@ -107,6 +110,10 @@ CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS.`,
 	// The bot token comes from the environment only, so it stays out of
 	// process listings.
 	cfg.TelegramBotToken = env("CODEMOJEX_TELEGRAM_BOT_TOKEN", "")
+	cfg.TelegramWebhookSecret = env("CODEMOJEX_TELEGRAM_WEBHOOK_SECRET", "")
+	f.StringVar(&cfg.TelegramWebhookURL, "telegram-webhook-url", env("CODEMOJEX_TELEGRAM_WEBHOOK_URL", ""), "public https URL of /telegram/webhook, registered with Telegram at start (webhook mode)")
+	f.StringVar(&cfg.TelegramAPI, "telegram-api", env("CODEMOJEX_TELEGRAM_API", ""), "Bot API server (default https://api.telegram.org)")
+	f.StringVar(&cfg.PublicURL, "public-url", env("CODEMOJEX_PUBLIC_URL", ""), "the web app's public URL, offered by the bot's /start as a Mini App button")
 	f.IntVar(&cfg.Workers, "workers", 256, "guesses scored at once")
 	f.DurationVar(&cfg.Sweep, "sweep", time.Second, "how often expired games are closed")
 	f.StringVar(&demo, "demo", "auto", "seed two demo rooms into an engine without rooms: auto (embedded engine only), true or false")

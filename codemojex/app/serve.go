@@ -20,6 +20,7 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/api"
 	"github.com/echomq/echomq/codemojex/bot"
+	"github.com/echomq/echomq/codemojex/operator"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/codemojex/web"
@@ -44,6 +45,21 @@ type ServeConfig struct {
 	// and, when set, runs the Telegram bot in long-polling mode.
 	// Defaults to "": the Telegram sign-in is off.
 	TelegramBotToken string
+	// TelegramWebhookSecret, when set with TelegramBotToken, runs the bot
+	// in webhook mode: Telegram posts updates to /telegram/webhook with
+	// this secret token (others are refused with 401). Defaults to "":
+	// long polling.
+	TelegramWebhookSecret string
+	// TelegramWebhookURL, in webhook mode, is the public https address of
+	// /telegram/webhook, registered with Telegram (setWebhook) at start.
+	// Defaults to "": the webhook is registered elsewhere.
+	TelegramWebhookURL string
+	// TelegramAPI is the Bot API server. Defaults to "":
+	// https://api.telegram.org (a local telegram-bot-api server goes here).
+	TelegramAPI string
+	// PublicURL is the web app's public address; /start offers it as a
+	// Mini App button. Defaults to "": no button.
+	PublicURL string
 	// Workers is how many guesses are scored at once (their transactions are shared). Defaults to 256.
 	Workers int
 	// Sweep is how often expired games are closed. Defaults to 1s.
@@ -122,8 +138,30 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	// sign-in) answers the rest.
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log}))
+	ops, err := operator.New(eng, operator.Config{OperatorToken: cfg.OperatorToken, Logger: log})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux.Handle("/op/", ops) // the operator pages
 	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log})
 	mux.Handle("/", webApp)
+	var tg *bot.Bot
+	if cfg.TelegramBotToken != "" {
+		// The Telegram bot, on the same engine.
+		tg, err = bot.New(eng, bot.Config{Token: cfg.TelegramBotToken, ServerURL: cfg.TelegramAPI, WebhookSecret: cfg.TelegramWebhookSecret,
+			WebAppURL: cfg.PublicURL, Views: vs, Logger: log})
+		if err == nil && cfg.TelegramWebhookSecret != "" {
+			mux.Handle("POST /telegram/webhook", tg.Webhook())
+			if cfg.TelegramWebhookURL != "" {
+				err = tg.SetWebhook(ctx, cfg.TelegramWebhookURL)
+			}
+		}
+		if err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -136,13 +174,12 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	defer stopBG(nil)
 	var bgWG sync.WaitGroup
 	runners := []func(context.Context) error{vs.Run, hub.Run, func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
-	if cfg.TelegramBotToken != "" {
-		// The Telegram bot, in long-polling mode, on the same engine.
-		b, err := bot.New(eng, bot.Config{Token: cfg.TelegramBotToken, Views: vs, Logger: log})
-		if err != nil {
-			return err
+	if tg != nil {
+		if cfg.TelegramWebhookSecret == "" {
+			runners = append(runners, tg.Run) // long polling, and the outbox and notifications
+		} else {
+			runners = append(runners, tg.Serve) // updates arrive at /telegram/webhook
 		}
-		runners = append(runners, b.Run)
 	}
 	failed := make(chan error, len(runners))
 	for _, run := range runners {
@@ -239,6 +276,7 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 		fmt.Fprintln(w, "engine: embedded (in-process; nothing persists when it exits; set EMQ_URL for a real server)")
 	}
 	fmt.Fprintf(w, "operator token: %s\n", cfg.OperatorToken)
+	fmt.Fprintf(w, "operator pages: %s/op/ (sign in with the operator token)\n", base)
 	if !cfg.DevSignIn {
 		return
 	}
