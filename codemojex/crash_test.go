@@ -161,3 +161,44 @@ func waitFor(t testing.TB, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A guess whose scoring job died (it failed every attempt) is refunded by
+// the sweep's requeue instead of staying charged and pending for good; a
+// retry of the dead job then changes nothing.
+func TestRequeueRefundsDeadJob(t *testing.T) {
+	t.Parallel()
+	e, clk := setup(t)
+	r := room(t, e, RoomSpec{})
+	a := signIn(t, e, "a", 2)
+	game := join(t, e, a, r)
+	rc, err := e.Submit(ctx, a.ID, game, codes(secretOf(t, e, game), 1, 0))
+	require.NoError(t, err)
+	jobs, err := e.Jobs().Claim(ctx, 1, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.NoError(t, e.Jobs().Kill(ctx, jobs[0], errCrashed))
+	before, err := e.Wallet(ctx, a.ID)
+	require.NoError(t, err)
+
+	clk.add(e.cfg.PendingAfter)
+	n, err := e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing queued")
+	g, err := e.GuessOf(ctx, a.ID, rc.Guess)
+	require.NoError(t, err)
+	require.Equal(t, GuessRefunded, g.Status)
+	after, err := e.Wallet(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, before.Keys+rc.Charged, after.Keys, "the fee back")
+	keys, err := e.client.Table(e.queue, tablePending).Keys(ctx)
+	require.NoError(t, err)
+	require.Empty(t, keys, "no longer pending")
+
+	require.NoError(t, e.Jobs().RetryDead(ctx, jobs[0].ID))
+	require.Equal(t, 1, scoreAll(t, e), "the retried job runs")
+	require.Empty(t, events(t, e, StreamGuessScored), "and scores nothing")
+	g, err = e.GuessOf(ctx, a.ID, rc.Guess)
+	require.NoError(t, err)
+	require.Equal(t, GuessRefunded, g.Status)
+	requireLedgerBalances(t, e)
+}

@@ -24,7 +24,7 @@
 //	game:  open ──crack │ timer (sweep) │ operator──▶ closing ──paid──▶ settled
 //	guess: queued ──scored while open──▶ scored
 //	              ──its game closed first──▶ void (refunded)
-//	              ──could not be queued──▶ refunded
+//	              ──could not be queued, or its job died──▶ refunded
 //
 // # Every transition is one transaction
 //

@@ -87,9 +87,21 @@ func (e *Engine) Requeue(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		for _, r := range res {
-			if r.Err == nil {
+		for i, r := range res {
+			var dup *lanes.DuplicateError
+			switch {
+			case r.Err == nil:
 				n++
+			case errors.As(r.Err, &dup) && dup.State == lanes.StateDead:
+				// Its scoring job died (it failed every attempt): the guess
+				// will never be scored, so its fee goes back. The dead job
+				// stays for an operator to inspect; retried, it finds the
+				// guess refunded and changes nothing.
+				guess := string(batch[i].Payload)
+				if _, err := e.refund(ctx, guess, GuessRefunded); err != nil {
+					return n, err
+				}
+				e.log.Warn("codemojex: refunded a guess whose scoring job died", "guess", guess, "job", r.ID)
 			}
 		}
 	}
