@@ -80,7 +80,8 @@ const (
 )
 
 // Guess statuses: queued once charged, then scored, or void when its game
-// closed before it was scored, or refunded when it could not be queued.
+// closed before it was scored, or refunded when it could not be queued or
+// its scoring job died.
 // A void or refunded guess gave its fee back.
 const (
 	GuessQueued   = "queued"

@@ -61,7 +61,8 @@ func (e *Engine) Sweep(ctx context.Context) (SweepResult, error) {
 // Config.PendingAfter ago and still not scored: a process that died
 // between the charge and the enqueue leaves such a guess. The job keeps
 // its id, so a job still queued or running is refused as a duplicate and
-// nothing changes. It returns how many jobs it queued.
+// nothing changes; a guess whose job is dead (it failed every attempt) is
+// refunded instead. It returns how many jobs it queued.
 func (e *Engine) Requeue(ctx context.Context) (int, error) {
 	cutoff := e.nowMS() - e.cfg.PendingAfter.Milliseconds()
 	var reqs []lanes.Request
