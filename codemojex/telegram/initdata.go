@@ -60,8 +60,9 @@ type InitData struct {
 // sorted by key and joined by "\n"; the secret key is
 // HMAC-SHA256(key "WebAppData", the bot token); the hash must equal the hex
 // HMAC-SHA256 of the data-check-string under the secret key (compared in
-// constant time). auth_date must be at most maxAge (0 means [MaxAge]) before
-// now and not in the future beyond a minute of clock skew.
+// constant time). A field sent twice is refused. auth_date must be at
+// most maxAge (0 means [MaxAge]) before now and not in the future beyond a
+// minute of clock skew.
 func VerifyInitData(raw, botToken string, now time.Time, maxAge time.Duration) (InitData, error) {
 	if maxAge <= 0 {
 		maxAge = MaxAge
@@ -70,8 +71,15 @@ func VerifyInitData(raw, botToken string, now time.Time, maxAge time.Duration) (
 	if err != nil {
 		return InitData{}, &InitDataError{Reason: "not a query string", err: ErrMalformed}
 	}
+	// Telegram sends each field once. A repeated one would let a value the
+	// hash does not cover ride along (Sign reads the first of each).
+	for k, v := range vals {
+		if len(v) != 1 {
+			return InitData{}, &InitDataError{Reason: fmt.Sprintf("field %q appears %d times", k, len(v)), err: ErrMalformed}
+		}
+	}
 	hashes := vals["hash"]
-	if len(hashes) != 1 || len(hashes[0]) != sha256.Size*2 {
+	if len(hashes) == 0 || len(hashes[0]) != sha256.Size*2 {
 		return InitData{}, &InitDataError{Reason: "want one 64-hex-digit hash", err: ErrMalformed}
 	}
 	got, err := hex.DecodeString(hashes[0])

@@ -83,6 +83,8 @@ func TestVerifyInitData(t *testing.T) {
 		{"tampered user", strings.Replace(raw, "Vladislav", "Mallory", 1), token, telegram.ErrSignature},
 		{"tampered auth_date", strings.Replace(raw, "auth_date="+tampered["auth_date"], "auth_date="+strconv.FormatInt(now.Unix(), 10), 1), token, telegram.ErrSignature},
 		{"added field", raw + "&chat_type=private", token, telegram.ErrSignature},
+		{"repeated field", raw + "&user=" + url.QueryEscape(`{"id":1,"first_name":"Mallory"}`), token, telegram.ErrMalformed},
+		{"repeated hash", raw + "&hash=" + reference(tampered), token, telegram.ErrMalformed},
 		{"wrong hash", strings.Replace(raw, "hash="+reference(tampered), "hash="+strings.Repeat("0", 64), 1), token, telegram.ErrSignature},
 		{"another bot's token", raw, "654321:other", telegram.ErrSignature},
 		{"no hash", strings.Replace(raw, "hash="+reference(tampered), "", 1), token, telegram.ErrMalformed},
@@ -105,15 +107,4 @@ func TestVerifyInitData(t *testing.T) {
 	require.NoError(t, err)
 	_, err = telegram.VerifyInitData(signed(fields(now.Add(-telegram.MaxAge-time.Second))), token, now, 0)
 	require.ErrorIs(t, err, telegram.ErrExpired)
-}
-
-func FuzzVerifyInitData(f *testing.F) {
-	f.Add(signed(fields(now)))
-	f.Add("hash=00&user=%7B%7D")
-	f.Fuzz(func(t *testing.T, raw string) {
-		d, err := telegram.VerifyInitData(raw, token, now, 0)
-		if err == nil && d.User.ID == 0 {
-			t.Fatal("accepted init data without a user")
-		}
-	})
 }

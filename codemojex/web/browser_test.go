@@ -41,11 +41,21 @@ func artifacts(t *testing.T) string {
 	return dir
 }
 
+// viewports are the widths every browser pass runs at.
+var viewports = []struct {
+	name          string
+	width, height int64
+}{
+	{"desktop", 1280, 900},
+	{"phone", 390, 844},
+}
+
 // TestBrowserPlay drives a real browser through a game at desktop and
 // phone widths: sign in by name, join from the lobby, compose six emoji
 // on the keyboard, submit, see the score, the history and the leaderboard,
 // then see another player's guess land in the live feed and the
-// leaderboard without a reload.
+// leaderboard without a reload. Each page passes the accessibility audit
+// on the way. Then the same again with the keyboard alone (keyboardOnly).
 func TestBrowserPlay(t *testing.T) {
 	t.Parallel()
 	exe := browser()
@@ -55,6 +65,31 @@ func TestBrowserPlay(t *testing.T) {
 	h := newHarness(t)
 	dir := artifacts(t)
 	t.Logf("screenshots in %s", dir)
+	root := startBrowser(t, exe)
+
+	// The first tab, in front: input to a background tab can stall on
+	// frames it never paints. Each pass clears the stored session for a
+	// fresh sign-in. The first pass starts the room's game, so the later
+	// ones see it running in the lobby.
+	for _, vp := range viewports {
+		ctx, cancel := context.WithTimeout(root, 30*time.Second)
+		play(t, h, ctx, vp.name, vp.width, vp.height, dir)
+		cancel()
+	}
+	for _, vp := range viewports {
+		ctx, cancel := context.WithTimeout(root, 30*time.Second)
+		keyboardOnly(t, h, ctx, vp.name, vp.width, vp.height, dir)
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(root, 10*time.Second)
+	defer cancel()
+	auditCatches(t, h, ctx)
+}
+
+// startBrowser starts a headless browser on a fresh profile and returns
+// the context of its first tab; the test's cleanup stops it.
+func startBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
 
 	// A fresh profile, removed by hand: the browser's helper processes may
 	// still write to it a moment after the browser exits, which
@@ -83,38 +118,30 @@ func TestBrowserPlay(t *testing.T) {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(profile),
 	)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	root, cancelRoot := chromedp.NewContext(alloc)
-	defer cancelRoot()
+	t.Cleanup(cancelRoot)
 	require.NoError(t, chromedp.Run(root), "start %s", exe)
-
-	for _, vp := range []struct {
-		name          string
-		width, height int64
-	}{
-		{"desktop", 1280, 900},
-		{"phone", 390, 844},
-	} {
-		// The first tab, in front: input to a background tab can stall
-		// on frames it never paints. play clears the stored session for a
-		// fresh sign-in.
-		ctx, cancel := context.WithTimeout(root, 20*time.Second)
-		play(t, h, ctx, vp.name, vp.width, vp.height, dir)
-		cancel()
-	}
+	return root
 }
 
-func play(t *testing.T, h *harness, ctx context.Context, name string, width, height int64, dir string) {
-	t.Helper()
-	shot := func(step string) chromedp.Action {
+// shooter returns an action that writes a full-page screenshot to
+// dir/<pass>-<step>.png.
+func shooter(dir, pass string) func(step string) chromedp.Action {
+	return func(step string) chromedp.Action {
 		return chromedp.ActionFunc(func(ctx context.Context) error {
 			var b []byte
 			if err := chromedp.FullScreenshot(&b, 100).Do(ctx); err != nil {
 				return err
 			}
-			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.png", name, step)), b, 0o644)
+			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.png", pass, step)), b, 0o644)
 		})
 	}
+}
+
+func play(t *testing.T, h *harness, ctx context.Context, name string, width, height int64, dir string) {
+	t.Helper()
+	shot := shooter(dir, name)
 	var score, me string
 	var feedBefore int
 	var overflow bool
@@ -124,17 +151,23 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		chromedp.Evaluate(`localStorage.clear()`, nil),
 		chromedp.Reload(),
 		chromedp.WaitVisible(`#dev-name`, chromedp.ByQuery),
+		chromedp.WaitVisible(`button[aria-label="Join Animal Farm"]`, chromedp.ByQuery),
+		audit("signed-out lobby"),
 		chromedp.SendKeys(`#dev-name`, "web_"+name, chromedp.ByQuery),
 		chromedp.Click(`#dev-submit`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#signout`, chromedp.ByQuery),
 		chromedp.Text(`#me`, &me, chromedp.ByQuery),
-		chromedp.WaitVisible(`button[aria-label="Join Animal Farm"]`, chromedp.ByQuery),
+		audit("lobby"),
 		shot("lobby"),
+	), "%s: sign in", name)
+	require.Equal(t, "web_"+name, me)
+	checkLobbyCard(t, h, ctx, false)
+	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Click(`button[aria-label="Join Animal Farm"]`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#keyboard .key`, chromedp.ByQuery),
 		chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
-	), "%s: sign in and join", name)
-	require.Equal(t, "web_"+name, me)
+		audit("game"),
+	), "%s: join", name)
 
 	// Compose: five keys by click, the sixth by keyboard (focus, Enter).
 	for i := 1; i <= 5; i++ {
@@ -144,7 +177,10 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		chromedp.Focus(`#keyboard .key:nth-child(6)`, chromedp.ByQuery),
 		chromedp.KeyEvent("\r"),
 		chromedp.Evaluate(`window.__noReload = 1; document.querySelectorAll('#slots .slot[aria-label$="empty"]').length === 0`, nil),
-		chromedp.Poll(`!document.getElementById("submit").disabled`, nil, chromedp.WithPollingTimeout(3*time.Second)),
+		chromedp.Poll(`document.getElementById("submit").getAttribute("aria-disabled") === "false"`, nil, chromedp.WithPollingTimeout(3*time.Second)),
+		// The sixth pick sends the focus on to Submit.
+		chromedp.Poll(`document.activeElement.id === "submit"`, nil, chromedp.WithPollingTimeout(time.Second)),
+		audit("composed game"),
 		shot("composed"),
 		chromedp.Click(`#submit`, chromedp.ByQuery),
 		chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(8*time.Second)),
@@ -154,6 +190,7 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		chromedp.Poll(fmt.Sprintf(`document.getElementById("score").textContent.startsWith("You scored 0 ") || [...document.querySelectorAll("#leaderboard li.lb")].some(li => li.textContent.includes("web_%s"))`, name), nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Poll(`document.querySelectorAll("#feed li").length > 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Evaluate(`document.querySelectorAll("#feed li").length`, &feedBefore),
+		audit("scored game"),
 		shot("scored"),
 	), "%s: compose and submit (page says %q)", name, pageSays(ctx))
 	require.Contains(t, score, "points")
@@ -179,9 +216,17 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		chromedp.Poll(fmt.Sprintf(`document.querySelectorAll("#feed li").length >= %d && %s`, feedBefore+2, onBoard), nil, chromedp.WithPollingTimeout(8*time.Second)),
 		chromedp.Poll(`window.__noReload === 1`, nil, chromedp.WithPollingTimeout(time.Second)),
 		chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth`, &overflow),
+		audit("live game"),
 		shot("live"),
 	), "%s: live feed and leaderboard (page says %q)", name, pageSays(ctx))
 	require.False(t, overflow, "%s: the page scrolls sideways at %dpx", name, width)
+
+	require.NoError(t, chromedp.Run(ctx,
+		chromedp.Navigate(h.url+"/web/results"),
+		chromedp.Poll(`!document.querySelector("#results li.muted") || document.querySelector("#results li.muted").textContent !== "Loading…"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+		audit("results"),
+		shot("results"),
+	), "%s: results", name)
 }
 
 // pageSays reads the page's status and score lines for a failure message,

@@ -4,6 +4,14 @@
 // (/web/events) fed by the views hub, and the Telegram Mini App sign-in
 // (POST /web/auth/telegram).
 //
+// Every control is a button, link or input, named by its text, a label or
+// aria-label (an emoji key by the set's name for it, else "emoji N"), and
+// reachable by Tab; disabled controls use aria-disabled so they stay in
+// the tab order. The score is a status region and the live feed a log
+// region, both polite. The lobby's cards update in place (focus stays put)
+// and count a running game down from its ends_ms, on the engine's clock
+// the page carries in data-now.
+//
 // Routes:
 //
 //	GET  /                     the lobby: room cards and the sign-in

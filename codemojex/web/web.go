@@ -87,12 +87,16 @@ type pageData struct {
 	Game      string
 	DevSignIn bool
 	Telegram  bool
+	// NowMS is the engine's clock as the page is rendered: the lobby's
+	// countdowns run from ends_ms, which is on that clock, not the
+	// device's.
+	NowMS int64
 }
 
 func (h *Handler) page(name string) http.HandlerFunc {
 	titles := map[string]string{"lobby": "Lobby", "game": "Game", "results": "Today's results"}
 	return func(w http.ResponseWriter, r *http.Request) {
-		d := pageData{Page: name, Title: titles[name], Game: r.PathValue("id"), DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != ""}
+		d := pageData{Page: name, Title: titles[name], Game: r.PathValue("id"), DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli()}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		if err := h.pages[name].ExecuteTemplate(w, "layout", d); err != nil {

@@ -25,8 +25,9 @@ func TestPagesRender(t *testing.T) {
 		path, ctype string
 		want        []string
 	}{
-		{"/", "text/html", []string{`data-page="lobby"`, `id="rooms"`, `id="dev-form"`, `/web/static/app.js`}},
-		{"/web/games/GAM123", "text/html", []string{`data-page="game"`, `data-game="GAM123"`, `id="keyboard"`, `id="slots"`, `aria-label="Submit the guess"`, `id="leaderboard"`, `id="feed"`, `id="timeleft"`, `id="prize"`}},
+		{"/", "text/html", []string{`data-page="lobby"`, `id="rooms"`, `id="dev-form"`, `<label for="dev-name">`, `/web/static/app.js`, `data-now="`}},
+		{"/web/games/GAM123", "text/html", []string{`data-page="game"`, `data-game="GAM123"`, `id="keyboard"`, `id="slots"`, `aria-label="Submit the guess"`, `id="leaderboard"`, `id="timeleft" role="timer"`, `id="prize"`, `id="fee"`,
+			`id="score" class="score" role="status" aria-live="polite"`, `id="feed" class="list feed" role="log" aria-live="polite"`}},
 		{"/web/results", "text/html", []string{`data-page="results"`, `id="results"`}},
 		{"/web/static/app.js", "text/javascript", []string{"EventSource", "/api/auth/dev", "/web/auth/telegram"}},
 		{"/web/static/app.css", "text/css", []string{"@media"}},

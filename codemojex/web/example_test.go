@@ -1,0 +1,45 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"time"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/codemojex/web"
+)
+
+// The web app on the embedded engine, with the sign-in by name: the lobby
+// is one server-rendered page, its script and styles embedded too. A
+// server mounts the handler at / next to the API at /api/ and runs the
+// hub (Hub.Run) for the live feed.
+func ExampleNew() {
+	ctx := context.Background()
+	client, err := echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(1), Notice: io.Discard})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	e, err := codemojex.New(client, codemojex.Config{})
+	if err != nil {
+		panic(err)
+	}
+	h := web.New(e, views.NewHub(e, 100*time.Millisecond), web.Config{DevSignIn: true})
+	defer h.Close()
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	fmt.Println(rec.Code, rec.Header().Get("Content-Type"))
+	page := rec.Body.String()
+	fmt.Println("sign-in form:", strings.Contains(page, `<label for="dev-name">Name</label>`))
+	fmt.Println("script:", strings.Contains(page, `<script src="/web/static/app.js">`))
+	// Output:
+	// 200 text/html; charset=utf-8
+	// sign-in form: true
+	// script: true
+}
