@@ -95,6 +95,10 @@ func TestWholeGame(t *testing.T) {
 	require.Equal(t, "Submitted!", h.lastAnswer())
 	h.api.await(t, "editMessageText", bob, "Submitted")
 	h.api.await(t, "sendMessage", bob, "scored")
+	require.NoError(t, h.views.Sync(ctx))
+	h.text(bob, "/top")
+	top := h.api.await(t, "sendMessage", bob, "Leaderboard")
+	require.Contains(t, top.Text(), "1. u202 — ")
 
 	// Ann cracks it.
 	compose(ann, secret)
@@ -118,6 +122,7 @@ func TestWholeGame(t *testing.T) {
 	require.Contains(t, me.Text(), "9 keys")
 	require.Contains(t, me.Text(), glyph(wrong[0]))
 	require.Contains(t, me.Text(), "scored")
+	require.Contains(t, me.Text(), "Player id: "+h.player(bob), "for the operator")
 
 	counts := func() map[string]int {
 		h.awaitOutboxIdle()

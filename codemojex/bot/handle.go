@@ -120,6 +120,7 @@ func (b *Bot) me(ctx context.Context, chat int64, u models.User) error {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "🔑 %d keys · 📎 %d clips · 💎 %d diamonds\n", w.Keys, w.Clips, w.Diamonds)
+	fmt.Fprintf(&sb, "Player id: %s\n", pid)
 	cr, _, err := readJSON[chatRecord](ctx, b, tableChats, pid)
 	if err != nil {
 		return err
