@@ -99,7 +99,7 @@ func TestReadyMadeFoldsIgnoreStreamInterleaving(t *testing.T) {
 				kv = kv[:2]
 			}
 			ev := memEvent(t, "s"+strconv.Itoa(s), ms*7919, rng.IntN(2), kv...)
-			if rng.IntN(20) == 0 && s > 0 { // the same entry id in two streams
+			if rng.IntN(20) == 0 && s > 0 && len(perStream[0]) > 0 { // the same entry id in two streams
 				ev.Entry = perStream[0][len(perStream[0])-1].Entry
 			}
 			if n := len(perStream[s]); n > 0 && ev.Entry.Compare(perStream[s][n-1].Entry) <= 0 {

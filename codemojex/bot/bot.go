@@ -153,6 +153,10 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 		// One update at a time, in order: a chat's presses build on each other.
 		tgbot.WithNotAsyncHandlers(),
 		tgbot.WithWorkers(1),
+		// No buffer: getUpdates confirms an update (by asking past it) only
+		// once the handler took it, so a stop loses at most the update in
+		// hand rather than a buffer of fetched ones.
+		tgbot.WithUpdatesChannelCap(0),
 		tgbot.WithDefaultHandler(func(ctx context.Context, _ *tgbot.Bot, u *models.Update) { b.Handle(ctx, u) }),
 		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("bot: telegram", "err", err) }),
 	)
