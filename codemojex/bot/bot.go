@@ -69,6 +69,10 @@ type Config struct {
 	// (the notifier failed or crashed) waits before it is delivered again.
 	// Defaults to 30s.
 	Redelivery time.Duration
+	// NoticeTTL is how long the record that a notification was queued and
+	// sent is kept (then an hourly pass deletes it); a redelivery of an
+	// event older than that would notify again. Defaults to 7 days.
+	NoticeTTL time.Duration
 	// NotifyGroup names the consumer groups that turn the engine's events
 	// into notifications. Defaults to "telegram".
 	NotifyGroup string
@@ -105,7 +109,7 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 		return nil, &echomq.ArgumentError{Name: "token", Reason: "is required and may not hold '/' or spaces"}
 	}
 	if cfg.GlobalRate < 0 || cfg.ChatRate < 0 || cfg.ChatBurst < 0 || cfg.Retries < 0 || cfg.Backoff < 0 ||
-		cfg.MaxBackoff < 0 || cfg.PollTimeout < 0 || cfg.MaxAttempts < 0 || cfg.Senders < 0 || cfg.Lease < 0 || cfg.Redelivery < 0 {
+		cfg.MaxBackoff < 0 || cfg.PollTimeout < 0 || cfg.MaxAttempts < 0 || cfg.Senders < 0 || cfg.Lease < 0 || cfg.Redelivery < 0 || cfg.NoticeTTL < 0 {
 		return nil, &echomq.ArgumentError{Name: "config", Reason: "rates, burst, retries, attempts, senders and durations may not be negative"}
 	}
 	if cfg.MaxAttempts > lanes.MaxAttemptsLimit {
@@ -127,6 +131,7 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 	cfg.Senders = cmp.Or(cfg.Senders, 16)
 	cfg.Lease = cmp.Or(cfg.Lease, 30*time.Second)
 	cfg.Redelivery = cmp.Or(cfg.Redelivery, echomq.DefaultMinIdle)
+	cfg.NoticeTTL = cmp.Or(cfg.NoticeTTL, 7*24*time.Hour)
 	cfg.NotifyGroup = cmp.Or(cfg.NotifyGroup, "telegram")
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	if err := e.Client().Stream(e.Queue(), codemojex.StreamGuessScored).Group(cfg.NotifyGroup).Err(); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/codemojex/bot"
-	"github.com/echomq/echomq/lanes"
 )
 
 // TestRetryAfter: a message answered 429 with retry_after 1 waits that
@@ -154,5 +153,3 @@ func (h *harness) room(name string) string {
 	require.NoError(h.t, err)
 	return r.ID
 }
-
-var _ = lanes.StateDead

@@ -46,8 +46,9 @@ func (b *Bot) Run(ctx context.Context) error {
 }
 
 // Serve runs what the bot does besides taking updates, until ctx is done:
-// the outbox senders and the consumer groups turning scores and
-// settlements into notifications. Webhook mode runs Serve beside the HTTP
+// the outbox senders, the consumer groups turning scores and settlements
+// into notifications, and an hourly pass deleting notices older than
+// Config.NoticeTTL. Webhook mode runs Serve beside the HTTP
 // server; [Bot.Run] runs it itself. It returns nil once ctx is done, or
 // the error of a part that failed (the others are stopped first).
 func (b *Bot) Serve(ctx context.Context) error {
@@ -67,6 +68,7 @@ func (b *Bot) Serve(ctx context.Context) error {
 			cancel(err)
 		}
 	})
+	wg.Go(func() { b.runPrune(ctx) })
 	for _, c := range cs {
 		wg.Go(func() {
 			if err := c.Run(ctx); err != nil && ctx.Err() == nil {

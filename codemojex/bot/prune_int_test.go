@@ -1,0 +1,49 @@
+package bot_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/codemojex/bot"
+)
+
+// TestPruneNotices: notices younger than NoticeTTL stay; a bot whose
+// NoticeTTL they outlived deletes them when it starts serving.
+func TestPruneNotices(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, bot.Config{})
+	ctx := context.Background()
+	room := h.room("Zoo")
+	h.text(801, "/start")
+	j, err := h.e.Join(ctx, h.player(801), room)
+	require.NoError(t, err)
+	g, err := h.e.Game(ctx, j.Game)
+	require.NoError(t, err)
+	codes := g.Keyboard[:6]
+	if s := h.secret(j.Game); s[0] == codes[0] {
+		codes = append([]string{codes[1], codes[0]}, codes[2:]...)
+	}
+	_, err = h.e.Submit(ctx, h.player(801), j.Game, codes)
+	require.NoError(t, err)
+	h.api.await(t, "sendMessage", 801, "🎯")
+	notices := h.client.Table(h.bot.Config().Queue, "notices")
+	keys, err := notices.Keys(ctx)
+	require.NoError(t, err)
+	require.Len(t, keys, 1, "kept while young")
+
+	short, err := bot.New(h.e, bot.Config{Token: "1:a", ServerURL: h.api.srv.URL, NotifyGroup: "pruner", NoticeTTL: time.Millisecond, Logger: quiet})
+	require.NoError(t, err)
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- short.Serve(sctx) }()
+	require.Eventually(t, func() bool {
+		keys, err := notices.Keys(ctx)
+		require.NoError(t, err)
+		return len(keys) == 0
+	}, 10*time.Second, 10*time.Millisecond, "pruned")
+	stop()
+	require.NoError(t, <-done)
+}
