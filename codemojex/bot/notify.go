@@ -49,35 +49,45 @@ func (b *Bot) notify(ctx context.Context, key string, ns []notice) error {
 		id echomq.ID
 	}
 	var todo []queued
+	players := make([]string, len(ns))
+	for i, n := range ns {
+		players[i] = n.player
+	}
 	err := b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
 		todo = todo[:0]
-		for _, n := range ns {
-			chat, ok, err := getJSON[chatRecord](ctx, tx, tableChats, n.player)
-			if err != nil {
-				return err
+		// Two round trips however many players: their chats, then the
+		// notices of those who have one.
+		chats, err := getMany[chatRecord](ctx, tx, tableChats, players)
+		if err != nil {
+			return err
+		}
+		var keys []string
+		var reach []int
+		for i, c := range chats {
+			if c != nil { // else not a Telegram player
+				keys, reach = append(keys, key+"."+ns[i].player), append(reach, i)
 			}
-			if !ok {
-				continue // not a Telegram player
-			}
-			nk := key + "." + n.player
-			rec, ok, err := getJSON[noticeRecord](ctx, tx, tableNotices, nk)
-			if err != nil {
-				return err
-			}
-			if ok && rec.Sent {
-				continue
-			}
-			if !ok {
-				rec.Job = b.c.Minter().NextID(codemojex.BrandJob).String()
-				if err := putJSON(tx, tableNotices, nk, rec); err != nil {
+		}
+		recs, err := getMany[noticeRecord](ctx, tx, tableNotices, keys)
+		if err != nil {
+			return err
+		}
+		for j, i := range reach {
+			rec := recs[j]
+			if rec == nil {
+				rec = &noticeRecord{Job: b.c.Minter().NextID(codemojex.BrandJob).String()}
+				if err := putJSON(tx, tableNotices, keys[j], rec); err != nil {
 					return err
 				}
+			}
+			if rec.Sent {
+				continue
 			}
 			id, err := echomq.ParseID(rec.Job)
 			if err != nil {
 				return err
 			}
-			todo = append(todo, queued{message{Chat: chat.Chat, Text: n.text, Notice: nk}, id})
+			todo = append(todo, queued{message{Chat: chats[i].Chat, Text: ns[i].text, Notice: keys[j]}, id})
 		}
 		return nil
 	})

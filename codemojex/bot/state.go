@@ -68,6 +68,26 @@ func getJSON[T any](ctx context.Context, tx *echomq.Tx, table, key string) (T, b
 	return v, true, nil
 }
 
+// getMany reads records of one table of the bot's queue inside a
+// transaction, in one round trip; an absent record is nil.
+func getMany[T any](ctx context.Context, tx *echomq.Tx, table string, keys []string) ([]*T, error) {
+	raws, oks, err := tx.GetMany(ctx, table, keys...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*T, len(keys))
+	for i, raw := range raws {
+		if !oks[i] {
+			continue
+		}
+		out[i] = new(T)
+		if err := json.Unmarshal(raw, out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func putJSON(tx *echomq.Tx, table, key string, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
