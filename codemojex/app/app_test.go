@@ -66,7 +66,7 @@ func TestCommandLine(t *testing.T) {
 	require.Equal(t, 0, code, errw.String())
 	require.Contains(t, out.String(), "3 players: 12 guesses accepted")
 
-	for _, args := range [][]string{{"bogus"}, {"serve", "--nope"}, {"serve", "--log-level", "loud"}, {"serve", "--demo", "maybe"}, {"sim", "extra"}} {
+	for _, args := range [][]string{{"bogus"}, {"serve", "--nope"}, {"serve", "--log-level", "loud"}, {"serve", "--demo", "maybe"}, {"serve", "--dev-signin", "yes"}, {"sim", "extra"}} {
 		out.Reset()
 		errw.Reset()
 		require.Equal(t, 2, Execute(context.Background(), args, &out, &errw), "%v: %s", args, errw.String())

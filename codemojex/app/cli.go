@@ -47,6 +47,17 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 type usageError struct{ error }
 
+// auto reads a flag of auto, true or false; auto means embedded.
+func auto(flag, v string, embedded bool) (bool, error) {
+	switch v {
+	case "auto":
+		return embedded, nil
+	case "true", "false":
+		return v == "true", nil
+	}
+	return false, usageError{fmt.Errorf("%s must be auto, true or false", flag)}
+}
+
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
 		return v
@@ -71,7 +82,7 @@ func logger(w io.Writer, level string) (*slog.Logger, error) {
 
 func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 	var cfg ServeConfig
-	var demo, level string
+	var demo, devSignIn, level string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the JSON API, the scoring workers, the sweep and the projections (default)",
@@ -89,13 +100,11 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 			if err != nil {
 				return err
 			}
-			switch demo {
-			case "auto":
-				cfg.Demo = cfg.URL == ""
-			case "true", "false":
-				cfg.Demo = demo == "true"
-			default:
-				return usageError{fmt.Errorf("--demo must be auto, true or false")}
+			if cfg.Demo, err = auto("--demo", demo, cfg.URL == ""); err != nil {
+				return err
+			}
+			if cfg.DevSignIn, err = auto("--dev-signin", devSignIn, cfg.URL == ""); err != nil {
+				return err
 			}
 			cfg.Logger, cfg.Out = log, stdout
 			return Serve(cmd.Context(), cfg)
@@ -106,7 +115,7 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 	f.StringVar(&cfg.URL, "url", env("EMQ_URL", ""), "engine URL (redis://host:port); empty runs the embedded engine")
 	f.StringVar(&cfg.Queue, "queue", "cm", "queue holding the game")
 	f.StringVar(&cfg.OperatorToken, "operator-token", env("CODEMOJEX_OPERATOR_TOKEN", ""), "token of the operator routes (random when empty)")
-	f.BoolVar(&cfg.DevSignIn, "dev-signin", true, "enable the sign-in by name (POST /api/auth/dev)")
+	f.StringVar(&devSignIn, "dev-signin", env("CODEMOJEX_DEV_SIGNIN", "auto"), "the sign-in by name, which trusts any name (POST /api/auth/dev): auto (on for the embedded engine only), true or false")
 	// The bot token comes from the environment only, so it stays out of
 	// process listings.
 	cfg.TelegramBotToken = env("CODEMOJEX_TELEGRAM_BOT_TOKEN", "")
