@@ -36,9 +36,10 @@ func (e *APIError) Error() string {
 func (e *APIError) Unwrap() error { return e.Err }
 
 // Temporary reports whether the call may succeed when retried: a 429, a
-// 5xx, or no answer at all (a network failure).
+// 5xx, or no answer at all because of a network failure.
 func (e *APIError) Temporary() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status >= 500 || e.Status == 0
+	var ne net.Error
+	return e.Status == http.StatusTooManyRequests || e.Status >= 500 || e.Status == 0 && errors.As(e.Err, &ne)
 }
 
 // statusKey carries, in a request's context, where the HTTP status of the
@@ -127,13 +128,6 @@ func (b *Bot) once(ctx context.Context, chat int64, method string, fn func(conte
 	var tm *tgbot.TooManyRequestsError
 	if errors.As(err, &tm) {
 		ae.Status, ae.RetryAfter = http.StatusTooManyRequests, time.Duration(tm.RetryAfter)*time.Second
-	}
-	if status == 0 {
-		var ne net.Error
-		if !errors.As(err, &ne) {
-			// An answer that could not be decoded, say: not worth a retry.
-			ae.Status = http.StatusBadGateway
-		}
 	}
 	return ae
 }
