@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -48,7 +49,17 @@ func (b *Bot) render(ctx context.Context, game string, picks []string) (string, 
 	for len(shown) < guessLen {
 		shown = append(shown, "▫️")
 	}
-	text := fmt.Sprintf("Your guess: %s\n(%d/%d) pick emojis, then submit.", strings.Join(shown, " "), len(picks), guessLen)
+	room := "Game"
+	if r, err := b.e.Room(ctx, g.Room); err == nil {
+		room = r.Name
+	}
+	left := time.UnixMilli(g.EndsMS).Sub(b.e.Now()).Round(time.Minute)
+	ends := "ends in " + strings.TrimSuffix(left.String(), "0s")
+	if left <= 0 {
+		ends = "ending"
+	}
+	text := fmt.Sprintf("🎮 %s · prize %d 💎 · fee %d %s · %s\nYour guess: %s\n(%d/%d) pick emojis, then submit.",
+		room, g.Prize, g.Fee, g.Currency, ends, strings.Join(shown, " "), len(picks), guessLen)
 	glyphs := b.glyphs(ctx, game, g.Keyboard)
 	kb := &models.InlineKeyboardMarkup{}
 	var row []models.InlineKeyboardButton

@@ -60,6 +60,7 @@ func TestWholeGame(t *testing.T) {
 	}
 	for _, u := range []int64{ann, bob} {
 		require.Equal(t, want, buttons(keyboards[u]), "the game's cells, then undo, clear, submit")
+		require.Contains(t, keyboards[u].Text(), "🎮 Zoo · prize 500 💎 · fee 1 keys · ends in ")
 	}
 	secret := h.secret(g.ID)
 	wrong := slices.Clone(secret)
