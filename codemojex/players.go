@@ -164,3 +164,34 @@ func tokenKey(token string) string {
 	h := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(h[:])
 }
+
+// FindPlayers returns up to limit players whose name holds query (case
+// folded), in the order the players table lists them, for an operator
+// looking someone up. It reads the whole players table, so it is for
+// operators, not for a hot path. A limit below 1 means 20; a blank query
+// is an [*echomq.ArgumentError].
+func (e *Engine) FindPlayers(ctx context.Context, query string, limit int) ([]Player, error) {
+	query = strings.ToLower(strings.TrimSpace(query))
+	if query == "" {
+		return nil, badArg("query", "must not be blank")
+	}
+	if limit < 1 {
+		limit = 20
+	}
+	var out []Player
+	for rec, err := range e.client.Table(e.queue, tablePlayers).All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		var p Player
+		if err := unmarshal(rec.Value, &p); err != nil {
+			return nil, err
+		}
+		if strings.Contains(strings.ToLower(p.Name), query) {
+			if out = append(out, p); len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}

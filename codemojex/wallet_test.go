@@ -93,3 +93,24 @@ func TestSignIn(t *testing.T) {
 	require.NoError(t, err, "other sessions stay")
 	requireLedgerBalances(t, e)
 }
+
+// FindPlayers matches part of a name, case folded, up to the limit; a
+// blank query is refused.
+func TestFindPlayers(t *testing.T) {
+	t.Parallel()
+	e, _ := setup(t)
+	alice, alina := signIn(t, e, "Alice", 0), signIn(t, e, "alina", 0)
+	signIn(t, e, "bob", 0)
+	got, err := e.FindPlayers(ctx, " ALI ", 0)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{alice.ID, alina.ID}, []string{got[0].ID, got[1].ID})
+	require.Len(t, got, 2)
+	got, err = e.FindPlayers(ctx, "ali", 1)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	got, err = e.FindPlayers(ctx, "zed", 5)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	_, err = e.FindPlayers(ctx, "  ", 5)
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+}

@@ -128,8 +128,10 @@ type page struct {
 	Sets  []string
 	Room  roomForm
 
-	Find   string      // players: what was looked up
-	Player *playerCard // the player found
+	Find     string             // players: what was looked up (an id or part of a name)
+	Matches  []codemojex.Player // the players whose name holds Find
+	Searched bool               // Find was a name, looked up
+	Player   *playerCard        // the player found
 	Grant  grantForm
 }
 

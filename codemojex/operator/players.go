@@ -36,6 +36,20 @@ func (h *Handler) playersPage(w http.ResponseWriter, r *http.Request, s *session
 	find := strings.TrimSpace(r.URL.Query().Get("player"))
 	p := &page{Title: "Players", Session: s, Find: find, Grant: grantForm{Player: find, Currency: string(codemojex.Keys)}}
 	status := http.StatusOK
+	if find != "" && !strings.HasPrefix(find, codemojex.BrandPlayer) {
+		// Not a player id: look the name up.
+		ms, err := h.e.FindPlayers(r.Context(), find, 50)
+		if err != nil {
+			h.internal(w, r, s, "find players", err)
+			return
+		}
+		p.Matches, p.Searched, p.Grant.Player = ms, true, ""
+		if len(ms) == 1 {
+			find, p.Grant.Player = ms[0].ID, ms[0].ID
+		} else {
+			find = ""
+		}
+	}
 	if find != "" {
 		c, err := h.card(r.Context(), find)
 		if err != nil {

@@ -42,12 +42,10 @@ func TestGrant(t *testing.T) {
 	require.Contains(t, page.body, `value="`+p.ID+`"`, "the grant form names the player")
 
 	// Looking up an unknown player says so.
-	for _, id := range []string{"PLR0000000000x", "bob"} {
-		page = b.get("/op/players?player=" + url.QueryEscape(id))
-		require.Equal(t, http.StatusNotFound, page.status)
-		require.Contains(t, page.body, `No player &#34;`+id+`&#34;.`)
-		require.NotContains(t, page.body, `id="wallet"`)
-	}
+	page = b.get("/op/players?player=PLR0000000000x")
+	require.Equal(t, http.StatusNotFound, page.status)
+	require.Contains(t, page.body, `No player &#34;PLR0000000000x&#34;.`)
+	require.NotContains(t, page.body, `id="wallet"`)
 	require.Equal(t, http.StatusOK, b.get("/op/players").status)
 }
 
@@ -89,4 +87,30 @@ func TestGrantRefused(t *testing.T) {
 		})
 	}
 	require.Len(t, h.events(codemojex.StreamLedger), 1)
+}
+
+// Players are found by part of their name: several matches are listed
+// with links to their pages, one match shows its page, none says so.
+func TestFindByName(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	alice, alina, bob := h.player("Alice"), h.player("alina"), h.player("bob")
+	b := h.signedIn()
+
+	page := b.get("/op/players?player=ALI")
+	require.Equal(t, http.StatusOK, page.status)
+	require.Contains(t, page.body, `href="/op/players?player=`+alice.ID+`"`)
+	require.Contains(t, page.body, `href="/op/players?player=`+alina.ID+`"`)
+	require.NotContains(t, page.body, bob.ID)
+	require.NotContains(t, page.body, `id="wallet"`)
+
+	page = b.get("/op/players?player=bo")
+	require.Equal(t, http.StatusOK, page.status)
+	require.Contains(t, page.body, `id="wallet"`)
+	require.Contains(t, page.body, `value="`+bob.ID+`"`, "the grant form names the one match")
+
+	page = b.get("/op/players?player=zed")
+	require.Equal(t, http.StatusOK, page.status)
+	require.Contains(t, page.body, `id="no-match"`)
+	require.NotContains(t, page.body, `id="wallet"`)
 }
