@@ -88,6 +88,10 @@ func TestEditRetried(t *testing.T) {
 func TestChatRate(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, bot.Config{ChatRate: 5, ChatBurst: 1, GlobalRate: 1000})
+	// A first message to another chat opens the connection, so no dial
+	// delays the first of the measured ones.
+	h.text(306, "/help")
+	h.api.await(t, "sendMessage", 306, "/rooms")
 	for range 4 {
 		h.text(305, "/help")
 	}
@@ -96,7 +100,7 @@ func TestChatRate(t *testing.T) {
 	require.Len(t, sends, 4)
 	// Three gaps of 200ms at least, less some slack for when the requests
 	// arrive rather than leave.
-	require.GreaterOrEqual(t, sends[3].At.Sub(sends[0].At), 500*time.Millisecond)
+	require.GreaterOrEqual(t, sends[3].At.Sub(sends[0].At), 450*time.Millisecond)
 }
 
 // TestPolling: Run feeds getUpdates' updates to the handlers in order,
