@@ -132,7 +132,7 @@ type page struct {
 	Matches  []codemojex.Player // the players whose name holds Find
 	Searched bool               // Find was a name, looked up
 	Player   *playerCard        // the player found
-	Grant  grantForm
+	Grant    grantForm
 }
 
 // CSRF is the token the page's forms carry.
