@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/lanes"
 )
 
 // The notifications: the engine's events, read by consumer groups (at
@@ -94,9 +96,23 @@ func (b *Bot) notify(ctx context.Context, key string, ns []notice) error {
 	if err != nil {
 		return err
 	}
+	reqs := make([]lanes.Request, 0, len(todo))
 	for _, q := range todo {
-		if _, err := b.post(ctx, q.m, q.id); err != nil {
+		raw, err := json.Marshal(q.m)
+		if err != nil {
 			return err
+		}
+		reqs = append(reqs, lanes.Request{Lane: lane(q.m.Chat), Payload: raw, Opts: &lanes.EnqueueOpts{ID: q.id}})
+	}
+	// One script call per 256 players; a job queued before (a
+	// redelivery) is refused as a duplicate, which is the point.
+	res, err := b.outbox.EnqueueBatch(ctx, reqs)
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Err != nil && !errors.Is(r.Err, lanes.ErrDuplicate) {
+			return r.Err
 		}
 	}
 	return nil
