@@ -202,7 +202,7 @@ func (b *Bot) join(ctx context.Context, q *models.CallbackQuery, pid, room strin
 		return putJSON(tx, tableChats, pid, cr)
 	})
 	if err == nil {
-		_, err = b.post(ctx, message{Chat: chat, Text: text, Keyboard: kb, Compose: true}, job)
+		err = b.post(ctx, message{Chat: chat, Text: text, Keyboard: kb, Compose: true}, job)
 	}
 	if err != nil {
 		return errors.Join(err, b.answer(ctx, q, tell(err)))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 
 	tgbot "github.com/go-telegram/bot"
@@ -30,23 +29,23 @@ type message struct {
 // the order they were queued.
 func lane(chat int64) string { return "chat." + strconv.FormatInt(chat, 10) }
 
-// post queues a message on its chat's lane under id (minted when zero).
-func (b *Bot) post(ctx context.Context, m message, id echomq.ID) (echomq.ID, error) {
+// post queues a message on its chat's lane under id (minted when zero);
+// a message queued before under the same id is not queued again.
+func (b *Bot) post(ctx context.Context, m message, id echomq.ID) error {
 	raw, err := json.Marshal(m)
 	if err != nil {
-		return echomq.ID{}, err
+		return err
 	}
-	got, err := b.outbox.Enqueue(ctx, lane(m.Chat), raw, &lanes.EnqueueOpts{ID: id})
+	_, err = b.outbox.Enqueue(ctx, lane(m.Chat), raw, &lanes.EnqueueOpts{ID: id})
 	if errors.Is(err, lanes.ErrDuplicate) {
-		return id, nil // queued before: the same message, not a second one
+		return nil
 	}
-	return got, err
+	return err
 }
 
 // reply queues a plain message to chat.
 func (b *Bot) reply(ctx context.Context, chat int64, text string, kb *models.InlineKeyboardMarkup) error {
-	_, err := b.post(ctx, message{Chat: chat, Text: text, Keyboard: kb}, echomq.ID{})
-	return err
+	return b.post(ctx, message{Chat: chat, Text: text, Keyboard: kb}, echomq.ID{})
 }
 
 // deliver is the outbox's handler: it sends one message under the rate
@@ -83,7 +82,7 @@ func (b *Bot) deliver(ctx context.Context, job *lanes.Job) error {
 		return lanes.RetryAfter(ae.RetryAfter, err)
 	case errors.As(err, &ae) && ae.Temporary():
 		return err // the worker's backoff holds the lane
-	case errors.As(err, &ae) && ae.Status >= 400 && ae.Status != http.StatusTooManyRequests:
+	case errors.As(err, &ae) && ae.Status >= 400:
 		b.log.Warn("bot: message refused", "chat", m.Chat, "job", job.ID, "err", err)
 		return lanes.Cancel(err)
 	default:
