@@ -3,14 +3,11 @@ package echomq_test
 import (
 	"errors"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 	"github.com/valkey-io/valkey-go"
 
@@ -22,8 +19,8 @@ import (
 // private redis-server, in the same run. The ratio sub-benchmarks alternate
 // the contenders round by round (rotating who goes first), so that a noisy
 // neighbour or a warming engine hurts every side alike; their x_vs_* metrics
-// are the numbers BENCHMARKS.md holds against the targets. The ours/valkey/
-// goredis sub-benchmarks measure each side alone, for ns/op and allocations.
+// are the numbers BENCHMARKS.md holds against the targets. The ours/valkey
+// sub-benchmarks measure each side alone, for ns/op and allocations.
 
 const (
 	benchWriters  = 64   // goroutines of the parallel append comparison
@@ -39,11 +36,11 @@ const (
 // benchPayload is the payload of every append, ours and the baselines'.
 var benchPayload = echomq.F("room", "lobby-7", "player", "PLR0KHTOWnGLuC", "points", "120")
 
-// benchEnv is one private redis-server and the three clients compared on it.
+// benchEnv is one private redis-server and the clients compared on it
+// (the comparisons with other client libraries live in module bench).
 type benchEnv struct {
 	emq *echomq.Client
 	vk  valkey.Client // configured like EchoMQ's own valkey-go client
-	gr  *redis.Client // go-redis with its default options
 	q   string
 }
 
@@ -59,11 +56,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	vk, err := valkey.NewClient(opt)
 	require.NoError(b, err)
 	b.Cleanup(vk.Close)
-	gopt, err := redis.ParseURL(url)
-	require.NoError(b, err)
-	gr := redis.NewClient(gopt)
-	b.Cleanup(func() { require.NoError(b, gr.Close()) })
-	return &benchEnv{emq: emq, vk: vk, gr: gr, q: echomqtest.Queue(b)}
+	return &benchEnv{emq: emq, vk: vk, q: echomqtest.Queue(b)}
 }
 
 func (e *benchEnv) del(key string) error {
@@ -79,11 +72,6 @@ func (e *benchEnv) xadd(key string) valkey.Completed {
 }
 
 func (e *benchEnv) xaddValkey(key string) error { return e.vk.Do(ctx, e.xadd(key)).Error() }
-
-// xaddGoRedis is the go-redis baseline of Append.
-func (e *benchEnv) xaddGoRedis(key string) error {
-	return e.gr.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []string(benchPayload)}).Err()
-}
 
 // retries returns how many Appends minted again (one XINFO STREAM each) and
 // how many XADDs the engine refused as not above the top, since the last
@@ -114,123 +102,35 @@ func (e *benchEnv) resetStats() error {
 	return e.vk.Do(ctx, e.vk.B().ConfigResetstat().Build()).Error()
 }
 
-// side is one contender of a ratio benchmark: run performs n operations;
-// reset, when set, runs untimed before each of its rounds.
+// side is one contender of a ratio benchmark (see echomqtest.Side).
 type side struct {
 	name  string
 	reset func() error
 	run   func(n int) error
 }
 
-// compareRounds runs the sides in alternating rounds of perRound operations
-// each until the benchmark time is used, then reports each side's rate
-// (<name>_<unit>) and how many times faster the first side (ours) is than
-// each other side (x_vs_<name>); ns/op becomes ours per operation. It
-// returns how many operations each side ran.
+// compareRounds is echomqtest.CompareRounds over the sides.
 func compareRounds(b *testing.B, perRound int, unit string, sides ...side) int {
 	b.Helper()
-	spent := make([]time.Duration, len(sides))
-	rounds := 0
-	for b.Loop() {
-		for k := range sides {
-			i := (rounds + k) % len(sides)
-			if s := sides[i]; s.reset != nil {
-				require.NoError(b, s.reset())
-			}
-			start := time.Now()
-			err := sides[i].run(perRound)
-			spent[i] += time.Since(start)
-			require.NoError(b, err, sides[i].name)
-		}
-		rounds++
-	}
-	ops := float64(rounds * perRound)
+	es := make([]echomqtest.Side, len(sides))
 	for i, s := range sides {
-		b.ReportMetric(ops/spent[i].Seconds(), s.name+"_"+unit)
+		es[i] = echomqtest.Side{Name: s.name, Reset: s.reset, Run: s.run}
 	}
-	for i, s := range sides[1:] {
-		b.ReportMetric(spent[i+1].Seconds()/spent[0].Seconds(), "x_vs_"+s.name)
-	}
-	b.ReportMetric(float64(spent[0].Nanoseconds())/ops, "ns/op")
-	return rounds * perRound
+	return echomqtest.CompareRounds(b, perRound, unit, es...)
 }
 
-// fanOut runs n calls of op over benchWriters goroutines and returns the
-// first error.
-func fanOut(n int, op func() error) error {
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for g := range benchWriters {
-		wg.Go(func() {
-			for range n/benchWriters + boolInt(g < n%benchWriters) {
-				if err := op(); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
+func fanOut(n int, op func() error) error { return echomqtest.FanOut(benchWriters, n, op) }
+
+func repeat(n int, op func() error) error { return echomqtest.Repeat(n, op) }
+
+func runParallel(b *testing.B, reset, op func() error) {
+	b.Helper()
+	echomqtest.RunParallel(b, benchWriters, reset, op)
 }
 
-func boolInt(v bool) int {
-	if v {
-		return 1
-	}
-	return 0
-}
-
-// parallelism makes RunParallel start at least benchWriters goroutines
-// (32 per P on a 2-core machine).
-func parallelism() int { return (benchWriters + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0) }
-
-// runParallel measures op alone from benchWriters goroutines, reporting ops/s.
-func runParallel(b *testing.B, reset func() error, op func() error) {
-	b.ReportAllocs()
-	require.NoError(b, reset())
-	b.SetParallelism(parallelism())
-	var (
-		once  sync.Once
-		first error
-	)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := op(); err != nil {
-				once.Do(func() { first = err })
-				return
-			}
-		}
-	})
-	b.StopTimer()
-	require.NoError(b, first)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
-}
-
-// repeat runs op n times on this goroutine and returns the first error.
-func repeat(n int, op func() error) error {
-	for range n {
-		if err := op(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// runSerial measures op alone on one goroutine, reporting ops/s.
-func runSerial(b *testing.B, reset func() error, op func() error) {
-	b.ReportAllocs()
-	require.NoError(b, reset())
-	for b.Loop() {
-		if err := op(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+func runSerial(b *testing.B, reset, op func() error) {
+	b.Helper()
+	echomqtest.RunSerial(b, reset, op)
 }
 
 // reportRetries reports, per Append, how many minted again (retries) and
@@ -243,18 +143,17 @@ func reportRetries(b *testing.B, e *benchEnv, prefix string, appends int) {
 }
 
 // BenchmarkAppend compares Append from 64 goroutines with raw valkey-go
-// XADD * and go-redis XAdd of the same payload (targets: ≥ 0.9× valkey-go,
-// ≥ 2× go-redis), and measures one goroutine's Append for its allocations.
+// XADD * of the same payload (target: ≥ 0.9×; module bench holds the
+// comparison with go-redis), and measures one goroutine's Append for its
+// allocations.
 func BenchmarkAppend(b *testing.B) {
 	e := newBenchEnv(b)
 	s := e.emq.Stream(e.q, "append")
-	vkKey, grKey := s.Key()+".valkey", s.Key()+".goredis"
+	vkKey := s.Key() + ".valkey"
 	ours := func() error { _, err := s.Append(ctx, benchPayload); return err }
 	valkeyOp := func() error { return e.xaddValkey(vkKey) }
-	goredisOp := func() error { return e.xaddGoRedis(grKey) }
 	delOurs := func() error { return e.del(s.Key()) }
 	delValkey := func() error { return e.del(vkKey) }
-	delGoRedis := func() error { return e.del(grKey) }
 
 	b.Run("parallel64/ours", func(b *testing.B) {
 		require.NoError(b, e.resetStats())
@@ -262,13 +161,11 @@ func BenchmarkAppend(b *testing.B) {
 		reportRetries(b, e, "", b.N)
 	})
 	b.Run("parallel64/valkey", func(b *testing.B) { runParallel(b, delValkey, valkeyOp) })
-	b.Run("parallel64/goredis", func(b *testing.B) { runParallel(b, delGoRedis, goredisOp) })
 	b.Run("parallel64/ratio", func(b *testing.B) {
 		require.NoError(b, e.resetStats())
 		appends := compareRounds(b, appendRound, "ops/s",
 			side{"ours", delOurs, func(n int) error { return fanOut(n, ours) }},
-			side{"valkey", delValkey, func(n int) error { return fanOut(n, valkeyOp) }},
-			side{"goredis", delGoRedis, func(n int) error { return fanOut(n, goredisOp) }})
+			side{"valkey", delValkey, func(n int) error { return fanOut(n, valkeyOp) }})
 		reportRetries(b, e, "ours_", appends)
 	})
 	b.Run("serial/ours", func(b *testing.B) { runSerial(b, delOurs, ours) })

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-
+	"github.com/echomq/echomq/internal/engines"
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/nodelease"
 	"github.com/echomq/echomq/internal/wire"
@@ -23,19 +22,24 @@ type Client struct {
 	cfg      Config
 	conn     *wire.Conn
 	minter   *Minter
-	embedded *miniredis.Miniredis
+	embedded *engines.Engine
 	lease    *nodelease.Lease
 
 	closeOnce sync.Once
 	closed    chan struct{}
 }
 
-// Connect connects to the engine named by cfg.URL, or starts the embedded
-// engine when it is empty, and prepares the minter (a configured node id or
-// one leased from the engine). It returns an [*ArgumentError] for a node id
-// out of range or a URL that cannot name an engine, a [*TransportError] when the engine cannot be reached, and a
-// [*VersionError] when Interop is set and the engine's version fence holds
-// another version.
+// Connect connects to the engine named by cfg.URL and prepares the minter
+// (a configured node id or one leased from the engine). The URL
+// "embedded:" (embedded.URL) starts a fresh in-process engine, which the
+// program must link by importing package embedded; the library never
+// starts one by itself.
+//
+// It returns [ErrNoEngine] for an empty URL (or "embedded:" in a program
+// that does not link the embedded engine), an [*ArgumentError] for a node
+// id out of range or a URL that cannot name an engine, a [*TransportError]
+// when the engine cannot be reached, and a [*VersionError] when Interop is
+// set and the engine's version fence holds another version.
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	if cfg.NodeID != nil && (*cfg.NodeID < 0 || *cfg.NodeID > MaxNode) {
@@ -43,18 +47,24 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, closed: make(chan struct{})}
 	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName}
-	if cfg.URL == "" {
-		mr, err := miniredis.Run()
+	switch {
+	case cfg.URL == "":
+		return nil, ErrNoEngine
+	case cfg.URL == engines.Scheme+":" || strings.HasPrefix(cfg.URL, engines.Scheme+"://"):
+		if engines.Embedded == nil {
+			return nil, fmt.Errorf("%w: %q asks for the embedded engine, which this program does not link (import github.com/echomq/echomq/embedded)", ErrNoEngine, cfg.URL)
+		}
+		e, err := engines.Embedded()
 		if err != nil {
 			return nil, fmt.Errorf("echomq: start embedded engine: %w", err)
 		}
-		c.embedded = mr
-		opts = wire.Options{Addr: mr.Addr(), ForceSingle: true, ClientName: cfg.ClientName}
+		c.embedded = &e
+		opts = wire.Options{Addr: e.Addr, ForceSingle: true, ClientName: cfg.ClientName}
 		notice := cfg.Notice
 		if notice == nil {
 			notice = os.Stderr
 		}
-		fmt.Fprintf(notice, "echomq: no URL given: using the embedded in-process engine at %s; nothing persists when the process exits\n", mr.Addr())
+		fmt.Fprintf(notice, "echomq: using the embedded in-process engine at %s; nothing persists when the process exits\n", e.Addr)
 	}
 	conn, err := wire.Dial(ctx, opts)
 	if err != nil {
@@ -144,7 +154,7 @@ func (c *Client) Close() error {
 
 func (c *Client) stopEmbedded() {
 	if c.embedded != nil {
-		c.embedded.Close()
+		c.embedded.Stop()
 	}
 }
 

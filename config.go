@@ -11,8 +11,8 @@ import (
 // "{emq}:version" to hold it.
 const InteropVersion = "echomq:3.0.0"
 
-// Config configures [Connect]. The zero value is a working configuration:
-// the embedded engine, a leased node id, the system clock.
+// Config configures [Connect]. Only URL must be set; every other field has
+// a working default: a leased node id, the system clock.
 type Config struct {
 	// URL of the engine: redis://[user:pass@]host:port[/db],
 	// rediss://… for TLS, valkey:// and unix:// also work. For a cluster give
@@ -20,8 +20,13 @@ type Config struct {
 	// redis://10.0.0.1:7000?addr=10.0.0.2:7000&addr=10.0.0.3:7000; the
 	// cluster is discovered from them.
 	//
-	// Defaults to "": an embedded in-process engine (miniredis) is started,
-	// a notice that nothing persists is written to Notice, and Close stops it.
+	// "embedded:" (embedded.URL) starts an in-process engine (miniredis) in a
+	// program that imports package embedded: a notice that nothing persists
+	// is written to Notice, and Close stops it.
+	//
+	// Required: an empty URL is [ErrNoEngine], so a program whose
+	// configuration lost its URL fails at start instead of running on an
+	// engine that keeps nothing.
 	URL string
 
 	// NodeID is the snowflake node id (0..1023) stamped into minted ids.

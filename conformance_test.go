@@ -12,6 +12,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/embedded"
 )
 
 // target opens a client on one engine for one test.
@@ -26,7 +27,7 @@ func serverTarget(t *testing.T) *echomq.Client {
 // embeddedTarget starts a private embedded engine.
 func embeddedTarget(t *testing.T) *echomq.Client {
 	t.Helper()
-	return connect(t, echomq.Config{})
+	return connect(t, echomq.Config{URL: embedded.URL})
 }
 
 func connect(t *testing.T, cfg echomq.Config) *echomq.Client {
@@ -193,7 +194,7 @@ func testWrongType(t *testing.T, c *echomq.Client, q string) {
 func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 	// Validation runs before the closed check, so a closed client proves
 	// that no I/O was attempted.
-	closed := connect(t, echomq.Config{Notice: io.Discard})
+	closed := connect(t, echomq.Config{URL: embedded.URL, Notice: io.Discard})
 	require.NoError(t, closed.Close())
 	now := time.Now()
 	for _, tc := range []struct {

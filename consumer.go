@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/startstop"
 )
 
 // HandlerFunc handles one delivery. Returning nil acknowledges the entry;
@@ -127,8 +128,8 @@ type Consumer struct {
 	log   *slog.Logger
 	start string
 
-	running atomic.Bool
-	stats   consumerCounters
+	svc   startstop.Service // Run, Start and Stop
+	stats consumerCounters
 }
 
 // Consumer validates cfg and returns a consumer ready to [Consumer.Run].

@@ -34,15 +34,43 @@ const readSlack = 5 * time.Second
 // Transport failures (and an engine that is loading or failing over) are
 // logged and retried every Beat; a group that vanishes while Run runs
 // (destroyed by hand, or lost with the engine's data) is logged and created
-// again at Start. Errors: [ErrRunning] when Run is already running;
-// [ErrWrongType] when the stream key holds something else; [ErrClosed] when
-// the client is closed; [*ServerError].
+// again at Start. Errors: [ErrRunning] when the consumer is already
+// running (by Run or [Consumer.Start]); [ErrWrongType] when the stream key
+// holds something else; [ErrClosed] when the client is closed;
+// [*ServerError].
 func (c *Consumer) Run(ctx context.Context) error {
-	if !c.running.CompareAndSwap(false, true) {
-		return opError("consume", c.s.key, ErrRunning)
+	err := c.svc.Run(ctx, c.consume)
+	if err == ErrRunning {
+		return opError("consume", c.s.key, err)
 	}
-	defer c.running.Store(false)
+	return err
+}
+
+// Start runs [Consumer.Run] in a goroutine the consumer owns and returns at
+// once: it consumes until ctx ends or [Consumer.Stop] is called. It returns
+// [ErrRunning] when the consumer is already running.
+func (c *Consumer) Start(ctx context.Context) error {
+	if err := c.svc.Start(ctx, c.consume); err != nil {
+		return opError("consume", c.s.key, err)
+	}
+	return nil
+}
+
+// Stop stops the consumer gracefully, as the end of Run's context does, and
+// waits until it has stopped or ctx ends (then it returns ctx's error). It
+// returns the error the run ended with, if any. Stopping a consumer that
+// is not running does nothing.
+func (c *Consumer) Stop(ctx context.Context) error { return c.svc.Stop(ctx) }
+
+// Stopped returns a channel closed when the consumer's run has ended
+// (already closed before the first run).
+func (c *Consumer) Stopped() <-chan struct{} { return c.svc.Stopped() }
+
+func (c *Consumer) consume(ctx context.Context) error {
 	if _, err := c.c.conn.XGroupCreate(ctx, c.s.key, c.cfg.Group, c.start); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: a stop, not a failure
+		}
 		return opError("consume", c.s.key, err)
 	}
 	r := c.newRun(ctx)
@@ -172,22 +200,9 @@ func (r *run) retry(what string, err error) error {
 	return nil
 }
 
-// transient reports whether an engine failure may pass: a broken or slow
-// connection, or an engine that is loading, busy or failing over.
-func transient(err error) bool {
-	var te *TransportError
-	var se *ServerError
-	switch {
-	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
-		return true
-	case errors.As(err, &se):
-		switch se.Prefix {
-		case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY":
-			return true
-		}
-	}
-	return false
-}
+// transient reports whether an engine failure may pass (see
+// wire.Transient).
+func transient(err error) bool { return wire.Transient(err) }
 
 // fetched is an entry and its delivery count.
 type fetched struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 )
 
 // TestConsumerDeliversAll: every appended entry is delivered once, in mint
@@ -190,7 +191,7 @@ func TestConsumerWrongType(t *testing.T) {
 // TestConsumerEmbedded: the consumer works on the embedded engine too.
 func TestConsumerEmbedded(t *testing.T) {
 	t.Parallel()
-	c := connect(t, echomq.Config{})
+	c := connect(t, echomq.Config{URL: embedded.URL})
 	e := &groupEnv{c: c, queue: "q", stream: c.Stream("q", "events")}
 	ids := e.append(t, 3)
 	rec := &deliveryLog{fail: func(d echomq.Delivery) error {

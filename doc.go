@@ -9,7 +9,9 @@
 // settlement feed reads only settlements, and a new event type costs a new
 // name and nothing else.
 //
-//	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL")}) // "" → embedded engine
+//	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL")}) // redis://host:port
+//	// (a program may offer the in-process engine with package embedded:
+//	// URL: embedded.Or(os.Getenv("EMQ_URL")))
 //	defer client.Close()
 //	scored := client.Stream("cm", "guess-scored") // bad names fail here, before any I/O
 //	id, err := scored.Append(ctx, echomq.F("game", game, "player", player, "points", "480"))

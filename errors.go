@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/startstop"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -42,6 +43,15 @@ var (
 	ErrGroupExists = wire.ErrGroupExists
 	// ErrGroupNotFound: no consumer group of that name exists.
 	ErrGroupNotFound = wire.ErrGroupNotFound
+	// ErrRunning: a long-running service ([Consumer], lanes.Worker,
+	// projection.Live, archive.Archiver, retention.Driver) was asked to run
+	// while it runs. Every service returns this one value.
+	ErrRunning = startstop.ErrRunning
+	// ErrNoEngine: [Connect] was not told which engine to use: Config.URL
+	// is empty, or names the embedded engine in a program that does not
+	// link it.
+	ErrNoEngine = errors.New("echomq: no engine: set Config.URL to redis://host:port (or rediss://, valkey://, unix://), " +
+		"or to embedded.URL from package github.com/echomq/echomq/embedded for an in-process engine that keeps nothing")
 	// ErrContention: an append lost the race for the stream top to other
 	// writers more times than its retry budget allows.
 	ErrContention = errors.New("echomq: append contention")

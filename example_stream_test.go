@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 )
 
 // exampleClient connects to an embedded engine with a fixed clock and node id
@@ -15,7 +16,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{Clock: clock, NodeID: echomq.Node(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: echomq.Node(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -18,8 +18,6 @@ var (
 	// under the same [Once] scope right now; the entry stays pending and is
 	// delivered again later.
 	ErrInFlight = errors.New("echomq: record is being handled by another delivery")
-	// ErrRunning: [Consumer.Run] was called while the consumer runs.
-	ErrRunning = errors.New("echomq: consumer is already running")
 )
 
 // ConsumerPendingError is a consumer that cannot be removed yet because it

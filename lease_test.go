@@ -9,6 +9,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/embedded"
 )
 
 // TestNodeLease: clients without a configured node id lease distinct ones
@@ -16,15 +17,26 @@ import (
 func TestNodeLease(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
-	a := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: 300 * time.Millisecond})
-	b := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: 300 * time.Millisecond})
+	// A TTL of seconds, renewed every third of it: a loaded machine that
+	// delays a renewal by a second still keeps the lease.
+	const ttl = 3 * time.Second
+	a := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: ttl})
+	b := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: ttl})
 	require.NotEqual(t, a.NodeID(), b.NodeID())
 	key := func(c *echomq.Client) string { return "{emq}:node:" + itoa(c.NodeID()) }
 	require.True(t, exists(t, a, key(a)))
 	require.True(t, exists(t, a, key(b)))
-	// Renewed past several TTLs.
-	time.Sleep(time.Second)
-	require.True(t, exists(t, a, key(a)), "the lease is renewed while the client lives")
+	// Renewed: the TTL climbs back up after it has run down (a renewal
+	// seen, not a sleep hoped for).
+	pttl := func() int64 {
+		v, err := a.Do(ctx, "PTTL", key(a))
+		require.NoError(t, err)
+		return v.(int64)
+	}
+	var low int64
+	require.Eventually(t, func() bool { low = pttl(); return low > 0 && low < ttl.Milliseconds()-100 }, 30*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return pttl() > low }, 30*time.Second, 50*time.Millisecond,
+		"the lease is renewed while the client lives")
 
 	// A lost lease (deleted behind the client's back, e.g. an engine restart)
 	// is replaced, and ids keep increasing.
@@ -32,7 +44,7 @@ func TestNodeLease(t *testing.T) {
 	_, err := a.Do(ctx, "SET", key(a), "someone-else")
 	require.NoError(t, err)
 	old := a.NodeID()
-	require.Eventually(t, func() bool { return a.NodeID() != old }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return a.NodeID() != old }, 30*time.Second, 20*time.Millisecond)
 	require.Greater(t, a.Minter().Next(), before)
 
 	nb := b.NodeID()
@@ -86,9 +98,20 @@ func TestInteropFence(t *testing.T) {
 func TestEmbeddedNotice(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	c, err := echomq.Connect(ctx, echomq.Config{Notice: &buf})
+	c, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Notice: &buf})
 	require.NoError(t, err)
 	require.True(t, c.Embedded())
 	require.Contains(t, buf.String(), "nothing persists")
 	require.NoError(t, c.Close())
+}
+
+// TestNoEngine: an empty URL names no engine; Connect says how to choose
+// one instead of starting an engine that keeps nothing.
+func TestNoEngine(t *testing.T) {
+	t.Parallel()
+	c, err := echomq.Connect(ctx, echomq.Config{})
+	require.Nil(t, c)
+	require.ErrorIs(t, err, echomq.ErrNoEngine)
+	require.Contains(t, err.Error(), "redis://")
+	require.Contains(t, err.Error(), "embedded.URL")
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
-	"github.com/echomq/echomq/archive/s3store/s3test"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/retention"
 )
@@ -103,21 +102,17 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			all := appendN(t, s, 0, 12)
 			var store archive.Store
 			var fail, heal func()
-			switch kind {
-			case "fs":
-				dir := t.TempDir()
-				fs, err := fsstore.New(dir)
-				require.NoError(t, err)
-				store = fs
-				fail = func() { heal = makeReadOnly(t, dir) }
-			case "s3":
-				srv := s3test.Start(t)
-				store = srv.NewStore(t)
-				fail, heal = srv.Kill, func() { srv.Restart(t) }
+			dir := t.TempDir()
+			fs, err := fsstore.New(dir)
+			require.NoError(t, err)
+			store = fs
+			if kind == "lease" {
+				store = leaseOnly{fs}
 			}
+			fail = func() { heal = makeReadOnly(t, dir) }
 			a := newArchiver(t, c, store, nil)
 			pol := archive.Policy{Queue: q, Stream: "fragile", Keep: keep(8)}
-			_, err := a.Cycle(ctx, pol)
+			_, err = a.Cycle(ctx, pol)
 			require.NoError(t, err)
 			appendN(t, s, 12, 6)
 			all = liveAndArchived(t, a, q, "fragile")
@@ -304,7 +299,7 @@ func TestPausedLeaseHolderStops(t *testing.T) {
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "paused")
 	appendN(t, s, 0, 6)
-	store := newStore(t, "s3")
+	store := newStore(t, "lease")
 	a := newArchiver(t, c, store, &archive.Config{OnStep: func(ev archive.StepEvent) {
 		if ev.Step == archive.StepSegmentWritten {
 			// The lease is taken over while this archiver is "paused".

@@ -10,6 +10,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
+	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -20,7 +21,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{Clock: clock, NodeID: echomq.Node(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: echomq.Node(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

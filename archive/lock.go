@@ -2,15 +2,13 @@ package archive
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/keyspace"
+	leasepkg "github.com/echomq/echomq/internal/lease"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -71,73 +69,38 @@ func (a *Archiver) lock(ctx context.Context, q, name string) (*streamLock, error
 	return &streamLock{unlock: l.release, lease: l}, nil
 }
 
-// lease is the engine lock "emq:{q}:stream:<name>:archiver": a random
-// token set with SET NX PX, extended every third of its TTL while held.
+// lease is the engine lock "emq:{q}:stream:<name>:archiver", a
+// [lease.Lease] kept every third of its TTL while held.
 type lease struct {
-	conn          *wire.Conn
-	q, name, key  string
-	token         string
-	ttl           time.Duration
-	lost          atomic.Bool
-	stop, stopped chan struct{}
+	q, name string
+	l       *leasepkg.Lease
 }
 
 func acquireLease(ctx context.Context, conn *wire.Conn, q, name string, ttl time.Duration) (*lease, error) {
-	var tok [16]byte
-	_, _ = crand.Read(tok[:])
-	l := &lease{conn: conn, q: q, name: name, key: keyspace.ArchiverKey(q, name), token: hex.EncodeToString(tok[:]),
-		ttl: ttl, stop: make(chan struct{}), stopped: make(chan struct{})}
-	ok, err := conn.SetNX(ctx, l.key, l.token, ttl)
+	l, err := leasepkg.Take(ctx, conn, keyspace.ArchiverKey(q, name), ttl)
+	if errors.Is(err, leasepkg.ErrHeld) {
+		return nil, &LockedError{Queue: q, Stream: name}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("archive: %s/%s: take lease: %w", q, name, err)
 	}
-	if !ok {
-		return nil, &LockedError{Queue: q, Stream: name}
-	}
-	go l.renew()
-	return l, nil
-}
-
-func (l *lease) renew() {
-	defer close(l.stopped)
-	t := time.NewTicker(l.ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
-			ok, err := l.conn.PExpireIf(ctx, l.key, l.token, l.ttl)
-			cancel()
-			if err == nil && !ok {
-				l.lost.Store(true)
-				return
-			}
-		}
-	}
+	l.Keep(nil, nil) // a lost lease is found by extend, before the commit
+	return &lease{q: q, name: name, l: l}, nil
 }
 
 func (l *lease) extend(ctx context.Context) error {
-	if l.lost.Load() {
+	err := l.l.Extend(ctx)
+	if errors.Is(err, leasepkg.ErrLost) {
 		return &LockedError{Queue: l.q, Stream: l.name, Lost: true}
 	}
-	ok, err := l.conn.PExpireIf(ctx, l.key, l.token, l.ttl)
 	if err != nil {
 		return fmt.Errorf("archive: %s/%s: extend lease: %w", l.q, l.name, err)
-	}
-	if !ok {
-		l.lost.Store(true)
-		return &LockedError{Queue: l.q, Stream: l.name, Lost: true}
 	}
 	return nil
 }
 
 func (l *lease) release() error {
-	close(l.stop)
-	<-l.stopped
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := l.conn.DelIf(ctx, l.key, l.token)
-	return err
+	return l.l.Release(ctx)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/startstop"
 )
 
@@ -40,15 +39,25 @@ func (a *Archiver) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, res.Err()
 }
 
-// Start starts the background sweeps: one at once, then one a tick after
-// the previous ended, until ctx ends or [Archiver.Stop] is called. A
-// failing cycle is logged and retried on the next sweep. It returns an
-// [*echomq.ArgumentError] when the service is already running.
+// Run runs the background sweeps on the caller's goroutine: one at once,
+// then one a tick after the previous ended, until ctx ends or
+// [Archiver.Stop] is called; then it returns nil. A failing cycle is
+// logged and retried on the next sweep. It returns [echomq.ErrRunning]
+// when the archiver is already running. (The service contract is the
+// root package's: see "Services" in its documentation.)
+func (a *Archiver) Run(ctx context.Context) error {
+	return a.svc.Run(ctx, a.sweeps)
+}
+
+// Start runs [Archiver.Run] in a goroutine the archiver owns and returns at
+// once; [Archiver.Stop] ends it. It returns [echomq.ErrRunning] when the
+// archiver is already running.
 func (a *Archiver) Start(ctx context.Context) error {
-	if !a.svc.Start(ctx, func(ctx context.Context) { startstop.Tick(ctx, a.cfg.Tick, a.sweepOnce) }) {
-		return &echomq.ArgumentError{Name: "archiver", Reason: "already started"}
-	}
-	return nil
+	return a.svc.Start(ctx, a.sweeps)
+}
+
+func (a *Archiver) sweeps(ctx context.Context) error {
+	return startstop.Tick(ctx, a.cfg.Tick, a.sweepOnce)
 }
 
 // sweepOnce is one background sweep: failures are logged and retried on
@@ -75,5 +84,5 @@ func (a *Archiver) sweepOnce(ctx context.Context) {
 func (a *Archiver) Stop(ctx context.Context) error { return a.svc.Stop(ctx) }
 
 // Stopped returns a channel closed when the background sweeps have ended
-// (already closed before Start).
+// (already closed before the first run).
 func (a *Archiver) Stopped() <-chan struct{} { return a.svc.Stopped() }

@@ -31,7 +31,8 @@ func TestService(t *testing.T) {
 	})
 	<-a.Stopped() // closed before Start
 	require.NoError(t, a.Start(ctx))
-	require.ErrorIs(t, a.Start(ctx), echomq.ErrInvalidArgument, "already started")
+	require.ErrorIs(t, a.Start(ctx), echomq.ErrRunning, "already started")
+	require.ErrorIs(t, a.Run(ctx), echomq.ErrRunning, "Run is refused while started")
 	first := <-sweeps
 	require.NoError(t, first.Err())
 	require.Equal(t, int64(6), first.Folded)

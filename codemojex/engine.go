@@ -2,6 +2,7 @@ package codemojex
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/groupcommit"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -85,8 +87,8 @@ type Engine struct {
 	// changes), whose points are never sealed.
 	classic sync.Map
 
-	submits batcher[submitReq, submitRes]
-	scores  batcher[string, scoreRes]
+	submits *groupcommit.Committer[submitReq, submitRes] // concurrent submits share transactions
+	scores  *groupcommit.Committer[string, scoreRes]
 
 	hooks hooks
 }
@@ -97,6 +99,11 @@ type hooks struct {
 	afterScore  func(guess string) // after the commit, before the job is acked
 	beforeQueue func(guess string) error
 }
+
+// batchTimeout bounds one shared transaction: once a guess is taken it is
+// carried out whatever happens to its caller's context, so its outcome is
+// known.
+const batchTimeout = 30 * time.Second
 
 // New returns the engine on client. It returns an [*echomq.NameError] for a
 // bad queue name and does no I/O.
@@ -119,8 +126,12 @@ func New(client *echomq.Client, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{client: client, cfg: cfg, queue: cfg.Queue, jobs: jobs, log: cfg.Logger, sets: map[string]*rules.Set{}}
-	e.submits = batcher[submitReq, submitRes]{max: 64, flights: 4, run: e.submitBatch}
-	e.scores = batcher[string, scoreRes]{max: 64, flights: 4, run: e.scoreBatch}
+	e.submits = groupcommit.New(groupcommit.Config[submitReq, submitRes]{Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, reqs []submitReq) ([]submitRes, error) { return e.submitBatch(ctx, reqs), nil }})
+	e.scores = groupcommit.New(groupcommit.Config[string, scoreRes]{Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, guesses []string) ([]scoreRes, error) {
+			return e.scoreBatch(ctx, guesses), nil
+		}})
 	for _, name := range rules.Builtins() {
 		s, err := rules.Builtin(name)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/embedded"
 )
 
 // A game from the first join to the settlement, on the embedded engine. The
@@ -15,7 +16,7 @@ import (
 // by hand, as the worker's handler does.
 func ExampleEngine() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

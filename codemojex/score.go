@@ -71,7 +71,12 @@ func (e *Engine) Score(ctx context.Context, guess string) (Scored, error) {
 	if err := checkID(guess, BrandGuess); err != nil {
 		return Scored{}, err
 	}
-	res := e.scores.do(ctx, guess)
+	// Once taken, a score is carried out whatever happens to its caller
+	// (the outcome must be known), as the batch is.
+	res, err := e.scores.Do(context.WithoutCancel(ctx), guess)
+	if err != nil {
+		return Scored{}, err
+	}
 	return res.s, res.err
 }
 

@@ -48,9 +48,12 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 		return Receipt{}, err
 	}
 	req := submitReq{player: player, game: game, codes: codes, guess: e.mint(BrandGuess), job: e.client.Minter().NextID(BrandJob)}
-	res := e.submits.do(ctx, req)
-	if res.err != nil {
-		return Receipt{}, res.err
+	res, err := e.submits.Do(context.WithoutCancel(ctx), req)
+	if err == nil {
+		err = res.err
+	}
+	if err != nil {
+		return Receipt{}, err
 	}
 	// The charge is committed: enqueue (or refund) even if the caller gives
 	// up now.

@@ -65,7 +65,7 @@ func (q *Queue) Claim(ctx context.Context, n int, lease time.Duration) ([]*Job, 
 // completions are group-committed, and a submitted completion runs to its
 // end whatever happens to ctx.
 func (q *Queue) Complete(ctx context.Context, job *Job) error {
-	v, err := q.completes.do(ctx, job)
+	v, err := q.completes.Do(ctx, job)
 	return q.verdict("complete", job.ID, v, err)
 }
 

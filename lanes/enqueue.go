@@ -69,7 +69,7 @@ func (q *Queue) Enqueue(ctx context.Context, lane string, payload []byte, opts *
 	if err != nil {
 		return echomq.ID{}, err
 	}
-	v, err := q.enqueues.do(ctx, a)
+	v, err := q.enqueues.Do(ctx, a)
 	if err != nil {
 		return echomq.ID{}, opError("enqueue", q.name, err)
 	}

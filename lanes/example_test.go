@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/lanes"
 )
 
 // exampleClient connects to the embedded engine.
 func exampleClient() *echomq.Client {
-	c, err := echomq.Connect(context.Background(), echomq.Config{NodeID: echomq.Node(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

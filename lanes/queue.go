@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/groupcommit"
 	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
@@ -78,8 +79,8 @@ type Queue struct {
 	keys   *wire.LaneKeys
 	cfg    Config
 
-	enqueues  *committer[wire.LaneAdmit, wire.LaneAdmitted]
-	completes *committer[*Job, wire.LaneVerdict]
+	enqueues  *groupcommit.Committer[wire.LaneAdmit, wire.LaneAdmitted]
+	completes *groupcommit.Committer[*Job, wire.LaneVerdict]
 }
 
 // New returns the lanes queue named queue on client. It returns an
@@ -100,8 +101,10 @@ func New(client *echomq.Client, queue string, cfg *Config) (*Queue, error) {
 		keys:   laneKeys(queue),
 		cfg:    c.withDefaults(),
 	}
-	q.enqueues = &committer[wire.LaneAdmit, wire.LaneAdmitted]{max: wire.LaneEnqueueMax, flights: commitFlights, run: q.enqueueRun}
-	q.completes = &committer[*Job, wire.LaneVerdict]{max: completeMax, flights: commitFlights, run: q.completeRun}
+	q.enqueues = groupcommit.New(groupcommit.Config[wire.LaneAdmit, wire.LaneAdmitted]{
+		Run: q.enqueueRun, Max: wire.LaneEnqueueMax, Flights: commitFlights, Timeout: settleTimeout})
+	q.completes = groupcommit.New(groupcommit.Config[*Job, wire.LaneVerdict]{
+		Run: q.completeRun, Max: completeMax, Flights: commitFlights, Timeout: settleTimeout})
 	return q, nil
 }
 

@@ -8,10 +8,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/echomq/echomq"
 )
 
-// ErrRunning: [Worker.Start] was called on a worker that was started before.
-var ErrRunning = errors.New("echomq: lanes: worker already started")
+// ErrRunning: [Worker.Start] or [Worker.Run] was called on a worker that was
+// started before. It is [echomq.ErrRunning], the value every service
+// returns.
+var ErrRunning = echomq.ErrRunning
 
 // errShutdown is the cancel cause of handlers whose grace ended.
 var errShutdown = errors.New("echomq: lanes: worker shut down")
@@ -266,8 +270,16 @@ func (w *Worker) Stop(ctx context.Context) error {
 	return w.stopErr
 }
 
-// Stopped returns a channel closed once the worker has stopped.
-func (w *Worker) Stopped() <-chan struct{} { return w.stopped }
+// Stopped returns a channel closed once the worker has stopped (already
+// closed before Start).
+func (w *Worker) Stopped() <-chan struct{} {
+	if !w.started.Load() {
+		return closedChan // never run: stopped, as every service is before its first run
+	}
+	return w.stopped
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Run starts the worker, blocks until ctx is cancelled and then stops it
 // with WorkerConfig.ShutdownGrace. It returns the errors of Start and Stop.

@@ -19,8 +19,10 @@ var (
 	// ErrSnapshot: a stored snapshot is not in the snapshot format. See
 	// [SnapshotError].
 	ErrSnapshot = errors.New("echomq: malformed projection snapshot")
-	// ErrRunning: [Live.Run] was called while the same Live was running.
-	ErrRunning = errors.New("echomq: projection already running")
+	// ErrRunning: [Live.Run] or [Live.Start] was called while the same Live
+	// was running. It is [echomq.ErrRunning], the value every service
+	// returns.
+	ErrRunning = echomq.ErrRunning
 )
 
 // CodecError is a state its projection's codec could not encode (nothing

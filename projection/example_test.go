@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/projection"
 )
 
@@ -24,7 +25,7 @@ func (c *demoClock) Now() time.Time { return c.now }
 // demo connects to a fresh embedded engine whose clock reads 09:00 UTC.
 func demo() (*echomq.Client, *demoClock) {
 	clk := &demoClock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	client, err := echomq.Connect(context.Background(), echomq.Config{Notice: io.Discard, Clock: clk.Now, NodeID: echomq.Node(1)})
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Notice: io.Discard, Clock: clk.Now, NodeID: echomq.Node(1)})
 	if err != nil {
 		panic(err)
 	}

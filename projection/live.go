@@ -3,9 +3,9 @@ package projection
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/startstop"
 )
 
 // Live is an incremental projection: a state plus a checkpoint vector (the
@@ -30,8 +30,8 @@ type Live[S any] struct {
 	cp      []echomq.EntryID
 	applied int64
 
-	saveMu  sync.Mutex // orders snapshots: a later one is never overwritten by an earlier one
-	running atomic.Bool
+	saveMu sync.Mutex        // orders snapshots: a later one is never overwritten by an earlier one
+	svc    startstop.Service // Run, Start and Stop
 }
 
 // NewLive returns the live projection p over srcs (the whole log of each,

@@ -26,10 +26,34 @@ import (
 // over several streams should fold one stream, or use [Live.Rebuild] or
 // [Fold] for its answer.
 func (l *Live[S]) Run(ctx context.Context) error {
-	if !l.running.CompareAndSwap(false, true) {
-		return opError("run", l.p.Name, ErrRunning)
+	err := l.svc.Run(ctx, l.run)
+	if err == ErrRunning {
+		return opError("run", l.p.Name, err)
 	}
-	defer l.running.Store(false)
+	return err
+}
+
+// Start runs [Live.Run] in a goroutine the projection owns and returns at
+// once: it keeps the projection current until ctx ends or [Live.Stop] is
+// called. It returns [ErrRunning] when this Live is already running.
+func (l *Live[S]) Start(ctx context.Context) error {
+	if err := l.svc.Start(ctx, l.run); err != nil {
+		return opError("run", l.p.Name, err)
+	}
+	return nil
+}
+
+// Stop stops the projection (saving its last snapshot, as the end of Run's
+// context does) and waits until it has stopped or ctx ends (then it
+// returns ctx's error). It returns the error the run ended with, if any.
+// Stopping a projection that is not running does nothing.
+func (l *Live[S]) Stop(ctx context.Context) error { return l.svc.Stop(ctx) }
+
+// Stopped returns a channel closed when the projection's run has ended
+// (already closed before the first run).
+func (l *Live[S]) Stopped() <-chan struct{} { return l.svc.Stopped() }
+
+func (l *Live[S]) run(ctx context.Context) error {
 	if _, err := l.CatchUp(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil

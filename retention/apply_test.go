@@ -116,6 +116,8 @@ func TestDriverAgo(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.NoError(t, d.Start(ctx))
+	require.ErrorIs(t, d.Start(ctx), echomq.ErrRunning, "one run at a time")
+	require.ErrorIs(t, d.Run(ctx), echomq.ErrRunning)
 	r := <-sweeps
 	require.NoError(t, r.Err())
 	require.Equal(t, int64(5), r.Trimmed, "entries minted before now-5s = t0+5s")

@@ -122,26 +122,44 @@ func (d *Driver) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, res.Err()
 }
 
-// Start checks that no policy's stream is under archive control (returning
-// the [*ArchivedError]s joined, and starting nothing, when one is), then
-// starts the background sweeps: one at once, then one a tick after the
-// previous ended, until ctx ends or [Driver.Stop] is called. It returns an
-// [*echomq.ArgumentError] when the driver is already running, and the
-// engine's errors from the check.
+// Run checks that no policy's stream is under archive control (returning
+// the [*ArchivedError]s joined, and running nothing, when one is), then
+// runs the background sweeps on the caller's goroutine: one at once, then
+// one a tick after the previous ended, until ctx ends or [Driver.Stop] is
+// called; then it returns nil. It returns [echomq.ErrRunning] when the
+// driver is already running, and the engine's errors from the check. (The
+// service contract is the root package's: see "Services" in its
+// documentation.)
+func (d *Driver) Run(ctx context.Context) error {
+	if err := d.check(ctx); err != nil {
+		return err
+	}
+	return d.svc.Run(ctx, d.sweeps)
+}
+
+// Start is [Driver.Run] in a goroutine the driver owns: it makes the same
+// check, returns its errors at once, and otherwise starts the sweeps and
+// returns; [Driver.Stop] ends them. It returns [echomq.ErrRunning] when the
+// driver is already running.
 func (d *Driver) Start(ctx context.Context) error {
+	if err := d.check(ctx); err != nil {
+		return err
+	}
+	return d.svc.Start(ctx, d.sweeps)
+}
+
+func (d *Driver) check(ctx context.Context) error {
 	var errs []error
 	for _, p := range d.cfg.Policies {
 		if err := underArchive(ctx, d.client, p.Queue, p.Stream); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	if !d.svc.Start(ctx, func(ctx context.Context) { startstop.Tick(ctx, d.cfg.Tick, d.sweepOnce) }) {
-		return &echomq.ArgumentError{Name: "retention driver", Reason: "already started"}
-	}
-	return nil
+	return errors.Join(errs...)
+}
+
+func (d *Driver) sweeps(ctx context.Context) error {
+	return startstop.Tick(ctx, d.cfg.Tick, d.sweepOnce)
 }
 
 // sweepOnce is one background sweep: failures are logged and tried again
@@ -167,5 +185,5 @@ func (d *Driver) sweepOnce(ctx context.Context) {
 func (d *Driver) Stop(ctx context.Context) error { return d.svc.Stop(ctx) }
 
 // Stopped returns a channel closed when the background sweeps have ended
-// (already closed before Start).
+// (already closed before the first run).
 func (d *Driver) Stopped() <-chan struct{} { return d.svc.Stopped() }

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/retention"
 )
 
 // Keep the newest two entries of a stream, exactly.
 func ExampleApply() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -9,7 +9,7 @@ package main
 import (
 	"os"
 
-	"github.com/echomq/echomq/internal/cli"
+	"github.com/echomq/echomq/cmd/emq/internal/cli"
 )
 
 func main() {

@@ -106,7 +106,7 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 			if cfg.DevSignIn, err = auto("--dev-signin", devSignIn, cfg.URL == ""); err != nil {
 				return err
 			}
-			cfg.Logger, cfg.Out = log, stdout
+			cfg.Logger, cfg.Out, cfg.Notice = log, stdout, stderr
 			return Serve(cmd.Context(), cfg)
 		},
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/codemojex/web"
+	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -31,8 +32,8 @@ import (
 type ServeConfig struct {
 	// Addr is the listen address. Defaults to "127.0.0.1:8080".
 	Addr string
-	// URL is the engine's URL. Defaults to "": the embedded engine, with
-	// the demo rooms.
+	// URL is the engine's URL. Defaults to "": the embedded engine
+	// (package embedded), with the demo rooms.
 	URL string
 	// Queue holds the game. Defaults to "cm".
 	Queue string
@@ -79,6 +80,9 @@ type ServeConfig struct {
 	// Out receives the banner (the URL and how to play). Defaults to
 	// io.Discard.
 	Out io.Writer
+	// Notice receives the embedded engine's notice that nothing persists.
+	// Defaults to os.Stderr.
+	Notice io.Writer
 	// Ready, when set, is called with the server's base URL once it
 	// listens.
 	Ready func(url string)
@@ -103,7 +107,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if err != nil {
 		return err
 	}
-	client, err := echomq.Connect(ctx, echomq.Config{URL: cfg.URL, Logger: log, ClientName: "codemojex", Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(cfg.URL), Logger: log, ClientName: "codemojex", Notice: cfg.Notice})
 	if err != nil {
 		return err
 	}

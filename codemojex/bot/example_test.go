@@ -11,13 +11,14 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/bot"
+	"github.com/echomq/echomq/embedded"
 )
 
 // The webhook refuses a request whose secret token does not match, before
 // reading it.
 func ExampleBot_Webhook() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{Logger: quiet, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Logger: quiet, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

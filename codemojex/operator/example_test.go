@@ -14,13 +14,14 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/operator"
+	"github.com/echomq/echomq/embedded"
 )
 
 // The pages ask for the operator token first; signing in sets a session
 // cookie that never holds the token. New refuses an empty token.
 func Example() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{Notice: io.Discard}) // the embedded engine
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Notice: io.Discard})
 	if err != nil {
 		log.Fatal(err)
 	}

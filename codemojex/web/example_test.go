@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/codemojex/web"
+	"github.com/echomq/echomq/embedded"
 )
 
 // The web app on the embedded engine, with the sign-in by name: the lobby
@@ -20,7 +21,7 @@ import (
 // hub (Hub.Run) for the live feed.
 func ExampleNew() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 )
 
 func main() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL")}) // "" → embedded engine
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(os.Getenv("EMQ_URL"))}) // unset: the embedded engine
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,21 +3,19 @@
 //
 // # State model
 //
-// A lease is the key "{emq}:node:<n>" holding a random token, set with
-// SET NX PX ttl. Acquire tries node ids from a random start and takes the
-// first free one. While the process lives, a renewer extends the TTL every
-// ttl/3 with a compare-and-extend script (only the holder's token extends
-// it). When a renewal finds the key gone or held by another token (the
-// process was paused past the TTL, or the engine restarted), the lease is
-// lost: the renewer acquires a new node id and reports it through OnChange,
-// and the minter moves to a fresh millisecond so ids stay increasing. Release
-// deletes the key only if it still holds our token.
+// A node lease is a [lease.Lease] on "{emq}:node:<n>". Acquire tries node
+// ids from a random start and takes the first free one. While the process
+// lives, the lease's keeper extends it every third of its TTL. When a
+// renewal finds the key gone or held by another token (the process was
+// paused past the TTL, or the engine restarted), the lease is lost: a
+// replacer takes a new node id (retrying every third of the TTL while the
+// engine cannot answer) and reports it through OnChange, and the minter
+// moves to a fresh millisecond so ids stay increasing. Release frees the
+// key only if it still holds our token.
 package nodelease
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -26,6 +24,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/lease"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -35,62 +34,98 @@ const MaxNode = 1023
 // ErrExhausted: every node id 0..1023 is leased by someone else.
 var ErrExhausted = errors.New("echomq: no free node id (all 1024 are leased)")
 
-var extendScript = wire.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0`)
-
-var releaseScript = wire.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0`)
-
-// Lease is a held node id and its renewer.
+// Lease is a held node id, kept while the process lives.
 type Lease struct {
 	conn     *wire.Conn
 	ttl      time.Duration
-	token    string
 	log      *slog.Logger
 	onChange func(node int)
 
 	mu   sync.Mutex
 	node int
+	cur  *lease.Lease
 
+	lost chan struct{} // the keeper found the lease lost
 	stop chan struct{}
 	done chan struct{}
+	once sync.Once
 }
 
-// Acquire takes a free node id and starts renewing it. onChange is called
-// (from the renewer goroutine) when the lease was lost and replaced.
+// Acquire takes a free node id and starts keeping it. onChange is called
+// (from the replacer goroutine) when the lease was lost and replaced.
 func Acquire(ctx context.Context, conn *wire.Conn, ttl time.Duration, log *slog.Logger, onChange func(node int)) (*Lease, error) {
-	var tok [16]byte
-	_, _ = crand.Read(tok[:])
-	l := &Lease{conn: conn, ttl: ttl, token: hex.EncodeToString(tok[:]), log: log, onChange: onChange,
-		stop: make(chan struct{}), done: make(chan struct{})}
-	n, err := l.take(ctx)
+	l := &Lease{conn: conn, ttl: ttl, log: log, onChange: onChange,
+		lost: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	n, cur, err := l.take(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l.node = n
-	go l.renew()
+	l.node, l.cur = n, cur
+	l.keep(cur, n)
+	go l.replace()
 	return l, nil
 }
 
-func (l *Lease) take(ctx context.Context) (int, error) {
+func (l *Lease) take(ctx context.Context) (int, *lease.Lease, error) {
 	start := rand.IntN(MaxNode + 1)
 	for i := 0; i <= MaxNode; i++ {
 		n := (start + i) % (MaxNode + 1)
-		ok, err := l.conn.SetNX(ctx, keyspace.NodeKey(n), l.token, l.ttl)
-		if err != nil {
-			return 0, fmt.Errorf("echomq: lease node id: %w", err)
+		cur, err := lease.Take(ctx, l.conn, keyspace.NodeKey(n), l.ttl)
+		if errors.Is(err, lease.ErrHeld) {
+			continue
 		}
-		if ok {
-			return n, nil
+		if err != nil {
+			return 0, nil, fmt.Errorf("echomq: lease node id: %w", err)
+		}
+		return n, cur, nil
+	}
+	return 0, nil, ErrExhausted
+}
+
+func (l *Lease) keep(cur *lease.Lease, node int) {
+	cur.Keep(func() {
+		select {
+		case l.lost <- struct{}{}:
+		default:
+		}
+	}, func(err error) {
+		l.log.Warn("echomq: node id lease renewal failed", "node", node, "err", err)
+	})
+}
+
+// replace takes a new node id each time the kept one is lost.
+func (l *Lease) replace() {
+	defer close(l.done)
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.lost:
+		}
+		old := l.Node()
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+			n, cur, err := l.take(ctx)
+			cancel()
+			if err == nil {
+				l.mu.Lock()
+				l.node, l.cur = n, cur
+				l.mu.Unlock()
+				l.keep(cur, n)
+				l.log.Warn("echomq: node id lease lost; leased a new one", "old", old, "new", n)
+				if l.onChange != nil {
+					l.onChange(n)
+				}
+				break
+			}
+			l.log.Error("echomq: node id lease lost and none could be leased; retrying", "node", old, "err", err)
+			select {
+			case <-l.stop:
+				return
+			case <-time.After(l.ttl / 3):
+			}
 		}
 	}
-	return 0, ErrExhausted
 }
 
 // Node returns the leased node id.
@@ -100,43 +135,26 @@ func (l *Lease) Node() int {
 	return l.node
 }
 
-func (l *Lease) renew() {
-	defer close(l.done)
-	t := time.NewTicker(l.ttl / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
-		node := l.Node()
-		res, err := l.conn.Run(ctx, extendScript, []string{keyspace.NodeKey(node)}, []string{l.token, fmt.Sprint(l.ttl.Milliseconds())})
-		if err == nil && res == int64(0) {
-			// Lost: someone else holds it, or it expired. Take a new one.
-			if n, terr := l.take(ctx); terr == nil {
-				l.mu.Lock()
-				l.node = n
-				l.mu.Unlock()
-				l.log.Warn("echomq: node id lease lost; leased a new one", "old", node, "new", n)
-				if l.onChange != nil {
-					l.onChange(n)
-				}
-			} else {
-				l.log.Error("echomq: node id lease lost and none could be leased", "node", node, "err", terr)
-			}
-		} else if err != nil {
-			l.log.Warn("echomq: node id lease renewal failed", "node", node, "err", err)
-		}
-		cancel()
-	}
+// Held reports whether the node id is surely still held (see
+// [lease.Lease.Held]).
+func (l *Lease) Held() bool {
+	l.mu.Lock()
+	cur := l.cur
+	l.mu.Unlock()
+	return cur.Held()
 }
 
-// Release stops the renewer and frees the node id if we still hold it.
+// Release stops keeping the node id and frees it if we still hold it. It
+// is idempotent.
 func (l *Lease) Release(ctx context.Context) error {
-	close(l.stop)
-	<-l.done
-	_, err := l.conn.Run(ctx, releaseScript, []string{keyspace.NodeKey(l.Node())}, []string{l.token})
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.done
+		l.mu.Lock()
+		cur := l.cur
+		l.mu.Unlock()
+		err = cur.Release(ctx)
+	})
 	return err
 }

@@ -1,76 +1,114 @@
-// Package startstop is the base of EchoMQ's background services (the
-// retention driver, the archiver): Start launches one owned goroutine,
-// Stop cancels it and waits, Stopped reports its end.
+// Package startstop is the base of EchoMQ's long-running services (the
+// consumer, the lanes worker, the live projection, the archiver, the
+// retention driver): one contract for starting, stopping and refusing a
+// second run.
 //
 // # State model
 //
-// A Service is idle (Stopped closed, no goroutine) or running (one
-// goroutine whose context Stop cancels). Start on a running service is
-// refused; Stop on an idle one does nothing; after the goroutine returns —
-// because Stop was called or the Start context ended — Stopped is closed and
-// the service may be started again.
+// A Service is idle (Stopped closed, nothing running) or running (one run
+// function, on the caller's goroutine for Run or on a goroutine of its own
+// for Start, whose context Stop cancels). Run or Start on a running
+// service returns [ErrRunning]; Stop on an idle one does nothing; after the
+// run function returns — because Stop was called or its context ended —
+// Stopped is closed and the service may run again. Stop returns the run
+// function's error.
 package startstop
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
 
-// Service runs one background goroutine at a time. The zero value is idle
-// and ready to use.
+// ErrRunning: Run or Start was called on a service that is running.
+var ErrRunning = errors.New("echomq: already running")
+
+// Service runs one run function at a time. The zero value is idle and
+// ready to use.
 type Service struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	stopped chan struct{}
+	err     error // the last run's error
 }
 
-// Start runs fn in a goroutine with a context that ends when ctx ends or
-// Stop is called; it returns false, starting nothing, when the service is
-// already running.
-func (s *Service) Start(ctx context.Context, fn func(ctx context.Context)) bool {
+// begin moves the service to running and returns the run's context.
+func (s *Service) begin(ctx context.Context) (context.Context, chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cancel != nil {
-		return false
+		return nil, nil, ErrRunning
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	stopped := make(chan struct{})
-	s.cancel, s.stopped = cancel, stopped
-	go func() {
-		defer close(stopped)
-		defer cancel()
-		fn(runCtx)
-		s.mu.Lock()
-		if s.stopped == stopped {
-			s.cancel = nil // ended by its context: startable again
-		}
-		s.mu.Unlock()
-	}()
-	return true
+	s.cancel, s.stopped, s.err = cancel, stopped, nil
+	return runCtx, stopped, nil
 }
 
-// Stop cancels the goroutine and waits for it to return, or until ctx ends
-// (then it returns ctx's error). Stopping an idle service does nothing.
+// end records the run's error and moves the service back to idle.
+func (s *Service) end(stopped chan struct{}, err error) {
+	s.mu.Lock()
+	if s.stopped == stopped {
+		s.err = err
+		if s.cancel != nil {
+			s.cancel()
+		}
+		s.cancel = nil
+	}
+	s.mu.Unlock()
+	close(stopped)
+}
+
+// Run runs fn on the caller's goroutine with a context that ends when ctx
+// ends or Stop is called, and returns its error; it returns [ErrRunning],
+// running nothing, when the service is already running.
+func (s *Service) Run(ctx context.Context, fn func(ctx context.Context) error) error {
+	runCtx, stopped, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(runCtx)
+	s.end(stopped, err)
+	return err
+}
+
+// Start runs fn in a goroutine the service owns, with a context that ends
+// when ctx ends or Stop is called; it returns [ErrRunning], starting
+// nothing, when the service is already running.
+func (s *Service) Start(ctx context.Context, fn func(ctx context.Context) error) error {
+	runCtx, stopped, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	go func() { s.end(stopped, fn(runCtx)) }()
+	return nil
+}
+
+// Stop cancels the run and waits for it to return, or until ctx ends (then
+// it returns ctx's error). It returns the run's error, or nil; stopping an
+// idle service returns the last run's error, if any, again.
 func (s *Service) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	cancel, stopped := s.cancel, s.stopped
-	s.cancel = nil
 	s.mu.Unlock()
-	if cancel == nil {
-		return nil
+	if cancel != nil {
+		cancel()
 	}
-	cancel()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	if stopped != nil {
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
-// Stopped returns a channel closed when the goroutine has ended (already
-// closed before the first Start).
+// Stopped returns a channel closed when the run has ended (already closed
+// before the first run).
 func (s *Service) Stopped() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -82,19 +120,19 @@ func (s *Service) Stopped() <-chan struct{} {
 }
 
 // Tick calls fn at once, then every d after the previous call returned,
-// until ctx ends.
-func Tick(ctx context.Context, d time.Duration, fn func(ctx context.Context)) {
+// until ctx ends. It returns nil: a tick loop ends only with its context.
+func Tick(ctx context.Context, d time.Duration, fn func(ctx context.Context)) error {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 		}
 		fn(ctx)
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		t.Reset(d)
 	}

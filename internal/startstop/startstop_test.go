@@ -2,6 +2,7 @@ package startstop_test
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,17 +25,18 @@ func TestStartStop(t *testing.T) {
 	}
 	require.NoError(t, s.Stop(context.Background()), "stopping an idle service does nothing")
 	var ticks atomic.Int64
-	require.True(t, s.Start(context.Background(), func(ctx context.Context) {
-		startstop.Tick(ctx, time.Millisecond, func(context.Context) { ticks.Add(1) })
+	require.NoError(t, s.Start(context.Background(), func(ctx context.Context) error {
+		return startstop.Tick(ctx, time.Millisecond, func(context.Context) { ticks.Add(1) })
 	}))
-	require.False(t, s.Start(context.Background(), func(context.Context) {}), "one goroutine at a time")
+	require.ErrorIs(t, s.Start(context.Background(), func(context.Context) error { return nil }), startstop.ErrRunning, "one run at a time")
+	require.ErrorIs(t, s.Run(context.Background(), func(context.Context) error { return nil }), startstop.ErrRunning, "Run is refused too")
 	require.Eventually(t, func() bool { return ticks.Load() >= 3 }, 5*time.Second, time.Millisecond)
 	require.NoError(t, s.Stop(context.Background()))
 	<-s.Stopped()
 	n := ticks.Load()
 	time.Sleep(5 * time.Millisecond)
 	require.Equal(t, n, ticks.Load(), "no tick after Stop returned")
-	require.True(t, s.Start(context.Background(), func(context.Context) {}), "startable again")
+	require.NoError(t, s.Start(context.Background(), func(context.Context) error { return nil }), "startable again")
 	<-s.Stopped()
 }
 
@@ -42,11 +44,11 @@ func TestEndsWithItsContext(t *testing.T) {
 	t.Parallel()
 	var s startstop.Service
 	ctx, cancel := context.WithCancel(context.Background())
-	require.True(t, s.Start(ctx, func(ctx context.Context) { <-ctx.Done() }))
+	require.NoError(t, s.Start(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }))
 	cancel()
 	<-s.Stopped()
-	require.Eventually(t, func() bool { return s.Start(context.Background(), func(context.Context) {}) }, 5*time.Second, time.Millisecond,
-		"a service whose context ended can start again")
+	require.Eventually(t, func() bool { return s.Start(context.Background(), func(context.Context) error { return nil }) == nil },
+		5*time.Second, time.Millisecond, "a service whose context ended can start again")
 	<-s.Stopped()
 }
 
@@ -54,10 +56,35 @@ func TestStopWaitsBoundedByCtx(t *testing.T) {
 	t.Parallel()
 	var s startstop.Service
 	release := make(chan struct{})
-	require.True(t, s.Start(context.Background(), func(context.Context) { <-release }))
+	require.NoError(t, s.Start(context.Background(), func(context.Context) error { <-release; return nil }))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	require.ErrorIs(t, s.Stop(ctx), context.DeadlineExceeded)
 	close(release)
 	<-s.Stopped()
+}
+
+// TestRunAndErrors: Run blocks on the caller's goroutine and returns the
+// run's error; Stop of a run started with Start returns the run's error,
+// and a second Stop returns it again.
+func TestRunAndErrors(t *testing.T) {
+	t.Parallel()
+	var s startstop.Service
+	boom := errors.New("boom")
+	require.ErrorIs(t, s.Run(context.Background(), func(context.Context) error { return boom }), boom)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, s.Run(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }))
+	require.NoError(t, s.Start(context.Background(), func(ctx context.Context) error { <-ctx.Done(); return boom }))
+	require.ErrorIs(t, s.Stop(context.Background()), boom)
+	require.ErrorIs(t, s.Stop(context.Background()), boom, "Stop is idempotent")
+	// Run from another goroutine, stopped by Stop.
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Run(context.Background(), func(ctx context.Context) error { close(started); <-ctx.Done(); return nil })
+	}()
+	<-started
+	require.NoError(t, s.Stop(context.Background()))
+	require.NoError(t, <-done)
 }

@@ -97,3 +97,21 @@ func (e *TransportError) Unwrap() error { return e.Err }
 
 // IsNil reports whether err is the engine's nil reply.
 func isNil(err error) bool { return valkey.IsValkeyNil(err) }
+
+// Transient reports whether an engine failure may pass by itself: a broken
+// or slow connection, or an engine that is loading, busy or failing over.
+// It is the one place that knows which error replies are passing ones.
+func Transient(err error) bool {
+	var te *TransportError
+	var se *ServerError
+	switch {
+	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
+		return true
+	case errors.As(err, &se):
+		switch se.Prefix {
+		case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY":
+			return true
+		}
+	}
+	return false
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/embedded"
 )
 
 // defaultQueue is the queue of the stream commands when --queue is not given.
@@ -180,7 +181,7 @@ func (a *app) nodeID() *int {
 // connect opens the engine. notice receives the embedded-engine notice.
 func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, error) {
 	return echomq.Connect(ctx, echomq.Config{
-		URL:        a.url,
+		URL:        embedded.Or(a.url),
 		NodeID:     a.nodeID(),
 		Clock:      a.opts.Clock,
 		ClientName: "emq",

@@ -1,4 +1,4 @@
-package echomq_test
+package bench_test
 
 import (
 	"context"
@@ -137,7 +137,7 @@ func (e *groupBench) watermill(g *groupContender) func(string) (func(), error) {
 	return func(stream string) (func(), error) {
 		// The subscriber closes its client on Close: give it its own.
 		sub, err := redisstream.NewSubscriber(redisstream.SubscriberConfig{
-			Client: redis.NewClient(&redis.Options{Addr: e.gr.Options().Addr}), Unmarshaller: watermillIDs{}, Consumer: "c", ConsumerGroup: "g", OldestId: "0",
+			Client: redis.NewClient(&redis.Options{Addr: e.addr}), Unmarshaller: watermillIDs{}, Consumer: "c", ConsumerGroup: "g", OldestId: "0",
 		}, watermill.NopLogger{})
 		if err != nil {
 			return nil, err
@@ -207,8 +207,8 @@ func (e *groupBench) side(b *testing.B, g *groupContender, prefill bool) side {
 		}
 	})
 	return side{
-		name: g.name,
-		reset: func() error {
+		Name: g.name,
+		Reset: func() error {
 			if stop != nil {
 				stop()
 			}
@@ -225,7 +225,7 @@ func (e *groupBench) side(b *testing.B, g *groupContender, prefill bool) side {
 			stop, err = g.start(stream)
 			return err
 		},
-		run: func(n int) error {
+		Run: func(n int) error {
 			if !prefill {
 				if err := e.produce(stream, n); err != nil {
 					return err

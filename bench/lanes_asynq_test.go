@@ -1,4 +1,4 @@
-package lanes_test
+package bench_test
 
 import (
 	"context"
@@ -183,7 +183,7 @@ func processLanes(b *testing.B, q *lanes.Queue, n int) time.Duration {
 	w, err := lanes.NewWorker(q, lanes.HandlerFunc(func(context.Context, *lanes.Job) error {
 		handled.Add(1)
 		return nil
-	}), &lanes.WorkerConfig{Concurrency: benchConcurrency, Logger: quiet})
+	}), &lanes.WorkerConfig{Concurrency: benchConcurrency, Logger: discardLog})
 	require.NoError(b, err)
 	start := time.Now()
 	require.NoError(b, w.Start(ctx))

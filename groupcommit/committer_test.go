@@ -1,4 +1,4 @@
-package lanes
+package groupcommit
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func TestCommitter(t *testing.T) {
 	t.Parallel()
 	for _, flights := range []int{1, 2, 4} {
 		var running, peak, calls atomic.Int64
-		c := &committer[int, int]{max: 5, flights: flights, run: func(_ context.Context, reqs []int) ([]int, error) {
+		c := New(Config[int, int]{Max: 5, Flights: flights, Run: func(_ context.Context, reqs []int) ([]int, error) {
 			n := running.Add(1)
 			defer running.Add(-1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
@@ -34,13 +34,13 @@ func TestCommitter(t *testing.T) {
 				out[i] = r * 2
 			}
 			return out, nil
-		}}
+		}})
 		var wg sync.WaitGroup
 		for g := range 32 {
 			wg.Go(func() {
 				for i := range 200 {
 					v := g*1000 + i
-					got, err := c.do(context.Background(), v)
+					got, err := c.Do(context.Background(), v)
 					if err != nil || got != 2*v {
 						t.Errorf("flights %d: request %d got %d, %v", flights, v, got, err)
 						return
@@ -56,10 +56,19 @@ func TestCommitter(t *testing.T) {
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	c := &committer[int, int]{max: 1, flights: 1, run: func(context.Context, []int) ([]int, error) {
+	c := New(Config[int, int]{Max: 1, Flights: 1, Run: func(context.Context, []int) ([]int, error) {
 		t.Fatal("a request on a done ctx ran")
 		return nil, nil
-	}}
-	_, err := c.do(cancelled, 1)
+	}})
+	_, err := c.Do(cancelled, 1)
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestShortResult: a Run that answers fewer results than requests fails
+// every request of the batch instead of leaving one without an answer.
+func TestShortResult(t *testing.T) {
+	t.Parallel()
+	c := New(Config[int, int]{Run: func(context.Context, []int) ([]int, error) { return nil, nil }})
+	_, err := c.Do(context.Background(), 1)
+	require.ErrorIs(t, err, ErrShortResult)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/echomq/echomq/internal/cli"
+	"github.com/echomq/echomq/cmd/emq/internal/cli"
 )
 
 // Run is the whole tool behind one call: arguments in, output and an exit

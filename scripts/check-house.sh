@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Checks what a user of the root package inherits: a fresh module that
+# imports only github.com/echomq/echomq must see at most MAX_MODULES modules
+# in `go mod graph`, none of the heavy or optional ones (they live in nested
+# modules), and a hello-world binary built from it must link neither the
+# embedded engine (miniredis) nor its Lua interpreter. The binary also
+# proves that a program that does not import package embedded cannot ask
+# for it: Connect with "embedded:" and with "" both return ErrNoEngine.
+#
+#   scripts/check-house.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+MAX_MODULES=${MAX_MODULES:-30}
+forbidden='go-redis|hibiken/asynq|ThreeDotsLabs/watermill|chromedp|go-telegram|minio|google.golang.org/grpc|spf13/cobra|apache/arrow'
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+cat >go.mod <<MOD
+module example.com/hello
+
+go 1.26.0
+
+require github.com/echomq/echomq v0.0.0-00010101000000-000000000000
+
+replace github.com/echomq/echomq => $root
+MOD
+cat >main.go <<'GO'
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/echomq/echomq"
+)
+
+func main() {
+	for _, url := range []string{"", "embedded:"} {
+		_, err := echomq.Connect(context.Background(), echomq.Config{URL: url})
+		if !errors.Is(err, echomq.ErrNoEngine) {
+			fmt.Fprintf(os.Stderr, "Connect(%q): want ErrNoEngine, got %v\n", url, err)
+			os.Exit(1)
+		}
+	}
+	fmt.Println("hello: no engine unless asked for")
+}
+GO
+export GOWORK=off GOFLAGS=-mod=mod
+go mod tidy >/dev/null 2>&1 || go mod tidy
+modules="$(go mod graph | tr ' ' '\n' | sed 's/@.*//' | sort -u | grep -v '^example.com/hello$' | grep -v '^go$\|^toolchain$')"
+count="$(printf '%s\n' "$modules" | grep -c .)"
+echo "modules in the graph of a user of the root package: $count (at most $MAX_MODULES)"
+printf '%s\n' "$modules" | sed 's/^/  /'
+status=0
+if [ "$count" -gt "$MAX_MODULES" ]; then
+	echo "FAIL: $count modules > $MAX_MODULES" >&2
+	status=1
+fi
+if bad="$(printf '%s\n' "$modules" | grep -E "$forbidden")"; then
+	echo "FAIL: the root module drags in: $bad" >&2
+	status=1
+fi
+go build -o hello .
+./hello
+linked="$(go version -m hello | awk '$1 == "dep" {print $2}')"
+echo "modules linked into hello-world: $(printf '%s\n' "$linked" | tr '\n' ' ')"
+if bad="$(printf '%s\n' "$linked" | grep -E 'miniredis|gopher-lua')"; then
+	echo "FAIL: hello-world links $bad" >&2
+	status=1
+fi
+echo "hello-world binary: $(du -k hello | cut -f1) KiB"
+[ "$status" = 0 ] && echo "house check: ok"
+exit "$status"
