@@ -9,7 +9,7 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// ErrConflict: a transaction kept meeting concurrent writes to what it read
+// ErrConflict means a transaction kept meeting concurrent writes to what it read
 // and gave up after its attempts.
 var ErrConflict = errors.New("echomq: transaction conflict")
 

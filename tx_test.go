@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -232,21 +231,4 @@ func mustAtoi(t *testing.T, s string) int {
 	n, err := strconv.Atoi(s)
 	require.NoError(t, err)
 	return n
-}
-
-// testTxAboveForeignTop: a stream whose top another writer set far above
-// this client's minter still takes a transactional append, above that top.
-func testTxAboveForeignTop(t *testing.T, c *echomq.Client, q string) {
-	future := at(t, time.Now().Add(time.Hour), 1023, 4095)
-	require.NoError(t, c.Stream(q, "ahead").AppendID(ctx, future, nil))
-	var id echomq.ID
-	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
-		var err error
-		id, err = tx.Append(ctx, "ahead", echomq.F("n", "1"))
-		return err
-	}, nil))
-	require.Equal(t, 1, id.Compare(future))
-	evs, err := c.Stream(q, "ahead").Read(ctx, echomq.All, nil)
-	require.NoError(t, err)
-	require.Equal(t, []echomq.ID{future, id}, ids(evs))
 }

@@ -99,7 +99,7 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			c := newClient(t)
 			q := echomqtest.Queue(t)
 			s := c.Stream(q, "fragile")
-			all := appendN(t, s, 0, 12)
+			appendN(t, s, 0, 12)
 			var store archive.Store
 			var fail, heal func()
 			dir := t.TempDir()
@@ -115,7 +115,7 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			_, err = a.Cycle(ctx, pol)
 			require.NoError(t, err)
 			appendN(t, s, 12, 6)
-			all = liveAndArchived(t, a, q, "fragile")
+			all := liveAndArchived(t, a, q, "fragile")
 			before := liveIDs(t, s)
 			cacheBefore, _, err := s.GetArchived(ctx)
 			require.NoError(t, err)

@@ -39,8 +39,13 @@ func newClient(t testing.TB, opts ...func(*echomq.Config)) *echomq.Client {
 // its outage test in module archive/s3store.
 var storeKinds = []string{"fs", "lease"}
 
-// leaseOnly hides the Locker of the store it wraps.
+// leaseOnly hides the Locker of the store it wraps (and keeps its
+// Deleter).
 type leaseOnly struct{ archive.Store }
+
+func (s leaseOnly) Delete(ctx context.Context, name string) error {
+	return s.Store.(archive.Deleter).Delete(ctx, name)
+}
 
 // newStore returns an empty store of the kind.
 func newStore(t testing.TB, kind string) archive.Store {

@@ -23,7 +23,7 @@ type Config[Req, Res any] struct {
 	Timeout time.Duration
 }
 
-// ErrShortResult: Run returned fewer results than requests; each request
+// ErrShortResult means Run returned fewer results than requests; each request
 // of that batch gets it.
 var ErrShortResult = errors.New("groupcommit: run returned fewer results than requests")
 

@@ -12,7 +12,7 @@ import (
 	"github.com/echomq/echomq"
 )
 
-// ErrRunning: [Worker.Start] or [Worker.Run] was called on a worker that was
+// ErrRunning means [Worker.Start] or [Worker.Run] was called on a worker that was
 // started before. It is [echomq.ErrRunning], the value every service
 // returns.
 var ErrRunning = echomq.ErrRunning
@@ -221,7 +221,7 @@ func (w *Worker) Start(ctx context.Context) error {
 	w.loopsW.Add(2)
 	go w.heartbeat(loopCtx)
 	go w.janitor(loopCtx)
-	go func() {
+	go func() { //nolint:gosec // G118: the grace of a stop must outlive ctx, which triggers it
 		select {
 		case <-ctx.Done():
 			grace, cancel := context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)

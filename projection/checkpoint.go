@@ -59,8 +59,9 @@ func encodeSnapshot(name string, version int, applied int64, cp Checkpoint, stat
 	}
 	head, _ := json.Marshal(h) // strings and ints only: cannot fail
 	out := make([]byte, 0, len(head)+1+len(state))
-	out = append(append(head, '\n'), state...)
-	return out
+	out = append(out, head...)
+	out = append(out, '\n')
+	return append(out, state...)
 }
 
 // decodeSnapshot splits a snapshot into its header, checkpoint and state

@@ -68,13 +68,13 @@ func (c *LiveConfig) withDefaults() (LiveConfig, error) {
 type Start int
 
 const (
-	// StartFresh: no snapshot was stored; the state starts from Init and
+	// StartFresh means no snapshot was stored; the state starts from Init and
 	// the first catch-up folds the whole log.
 	StartFresh Start = iota
-	// StartResumed: the stored snapshot was loaded; catch-up folds only
+	// StartResumed means the stored snapshot was loaded; catch-up folds only
 	// what was appended after its checkpoint.
 	StartResumed
-	// StartRebuild: the stored snapshot belongs to another definition (its
+	// StartRebuild means the stored snapshot belongs to another definition (its
 	// version, name or streams differ) and was set aside; the state starts
 	// from Init and the first catch-up rebuilds it from the whole log. The
 	// next snapshot replaces the old one.

@@ -105,7 +105,7 @@ func (h *Handler) parseForm(w http.ResponseWriter, r *http.Request, s *session) 
 func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.URL.Query().Get("next"))
 	if h.session(r) != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+		http.Redirect(w, r, next, http.StatusSeeOther) //nolint:gosec // G710: next is safeNext's, a path under /op/
 		return
 	}
 	h.render(w, r, http.StatusOK, "signin", &page{Title: "Sign in", Next: next})
@@ -133,7 +133,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	sec := strconv.FormatInt(exp.Unix(), 10)
 	h.setCookie(w, r, sessionCookie, sec+"."+nonce+"."+h.sign("session", sec, nonce), h.cfg.SessionTTL)
 	h.log.Info("operator: signed in", "remote", r.RemoteAddr)
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	http.Redirect(w, r, next, http.StatusSeeOther) //nolint:gosec // G710: next is safeNext's, a path under /op/
 }
 
 // signOut revokes the session in this process and clears its cookie.
@@ -158,7 +158,8 @@ func (h *Handler) setCookie(w http.ResponseWriter, r *http.Request, name, value 
 	if ttl < 0 {
 		maxAge = -1
 	}
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/op/", MaxAge: maxAge, HttpOnly: true,
+	// Secure behind TLS or when configured; HttpOnly and SameSite always.
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/op/", MaxAge: maxAge, HttpOnly: true, //nolint:gosec // G124: see above
 		SameSite: http.SameSiteStrictMode, Secure: h.cfg.SecureCookies || r.TLS != nil})
 }
 

@@ -13,17 +13,17 @@ const (
 type Status uint8
 
 const (
-	// StatusMiss: the code is not in the secret (0 points).
+	// StatusMiss means the code is not in the secret (0 points).
 	StatusMiss Status = iota
-	// StatusExact: distance 0 (100 points).
+	// StatusExact means distance 0 (100 points).
 	StatusExact
-	// StatusAdjacent: distance 1 (80 points).
+	// StatusAdjacent means distance 1 (80 points).
 	StatusAdjacent
-	// StatusNear: distance 2 or 3 (60 or 40 points).
+	// StatusNear means distance 2 or 3 (60 or 40 points).
 	StatusNear
-	// StatusFar: distance 4 (20 points).
+	// StatusFar means distance 4 (20 points).
 	StatusFar
-	// StatusMax: distance 5, the two ends swapped (0 points, but the code
+	// StatusMax means distance 5, the two ends swapped (0 points, but the code
 	// is in the secret).
 	StatusMax
 )

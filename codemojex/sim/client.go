@@ -12,9 +12,8 @@ import (
 
 // client speaks the codemojex JSON API for one simulated player.
 type client struct {
-	base  string
-	http  *http.Client
-	token string
+	base string
+	http *http.Client
 }
 
 // apiError is an error answer of the API.

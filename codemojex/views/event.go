@@ -42,9 +42,9 @@ func standings(ev projection.Event) []codemojex.Standing {
 }
 
 // insertSorted inserts item into s kept ascending by entry id and keeps the
-// newest max items, so the result does not depend on the order items
+// newest limit items, so the result does not depend on the order items
 // arrive in.
-func insertSorted[T any](s []T, item T, entry func(T) Entry, max int) []T {
+func insertSorted[T any](s []T, item T, entry func(T) Entry, limit int) []T {
 	e := entry(item)
 	i := len(s)
 	for i > 0 && entry(s[i-1]).Compare(e) > 0 {
@@ -53,8 +53,8 @@ func insertSorted[T any](s []T, item T, entry func(T) Entry, max int) []T {
 	s = append(s, item)
 	copy(s[i+1:], s[i:])
 	s[i] = item
-	if max > 0 && len(s) > max {
-		s = s[len(s)-max:]
+	if limit > 0 && len(s) > limit {
+		s = s[len(s)-limit:]
 	}
 	return s
 }

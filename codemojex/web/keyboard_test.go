@@ -24,16 +24,16 @@ const focusJS = `(() => {
 })()`
 
 // tabTo presses Tab (Shift+Tab when back) until the focus is on an
-// element matching sel, at most max times, checking after each press that
+// element matching sel, at most presses times, checking after each press that
 // the focused element shows its focus. It fails with the path it took.
-func tabTo(sel string, back bool, max int) chromedp.Action {
+func tabTo(sel string, back bool, presses int) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		var opts []chromedp.KeyOption
 		if back {
 			opts = append(opts, chromedp.KeyModifiers(input.ModifierShift))
 		}
 		var path []string
-		for range max {
+		for range presses {
 			if err := chromedp.KeyEvent(kb.Tab, opts...).Do(ctx); err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ func tabTo(sel string, back bool, max int) chromedp.Action {
 				return nil
 			}
 		}
-		return fmt.Errorf("%s not reached by %d presses of Tab (path: %s)", sel, max, strings.Join(path, " → "))
+		return fmt.Errorf("%s not reached by %d presses of Tab (path: %s)", sel, presses, strings.Join(path, " → "))
 	})
 }
 

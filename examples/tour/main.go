@@ -42,7 +42,9 @@ func main() {
 	total := 0
 	for _, ev := range recent {
 		var p int
-		fmt.Sscan(ev.Fields.Value("points"), &p)
+		if _, err := fmt.Sscan(ev.Fields.Value("points"), &p); err != nil {
+			log.Fatal(err)
+		}
 		total += p
 	}
 	fmt.Println(len(recent), "guesses in the window,", total, "points")

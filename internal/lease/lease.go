@@ -27,9 +27,9 @@ import (
 )
 
 var (
-	// ErrHeld: Take found the key held by another token.
+	// ErrHeld means Take found the key held by another token.
 	ErrHeld = errors.New("echomq: lease held by another holder")
-	// ErrLost: the key expired or another holder took it.
+	// ErrLost means the key expired or another holder took it.
 	ErrLost = errors.New("echomq: lease lost")
 )
 

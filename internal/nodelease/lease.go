@@ -31,7 +31,7 @@ import (
 // MaxNode is the largest node id.
 const MaxNode = 1023
 
-// ErrExhausted: every node id 0..1023 is leased by someone else.
+// ErrExhausted means every node id 0..1023 is leased by someone else.
 var ErrExhausted = errors.New("echomq: no free node id (all 1024 are leased)")
 
 // Lease is a held node id, kept while the process lives.
@@ -62,7 +62,7 @@ func Acquire(ctx context.Context, conn *wire.Conn, ttl time.Duration, log *slog.
 	}
 	l.node, l.cur = n, cur
 	l.keep(cur, n)
-	go l.replace()
+	go l.replace() //nolint:gosec // G118: the replacer outlives Acquire's ctx by design; Release stops it
 	return l, nil
 }
 

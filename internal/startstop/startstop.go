@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-// ErrRunning: Run or Start was called on a service that is running.
+// ErrRunning means Run or Start was called on a service that is running.
 var ErrRunning = errors.New("echomq: already running")
 
 // Service runs one run function at a time. The zero value is idle and

@@ -107,18 +107,19 @@ func decodeStreamsReply(msg valkey.ValkeyMessage) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("echomq: decode streams reply: %w", err)
 	}
-	for _, kv := range outer {
-		pair, err := kv.ToArray()
-		if err != nil || len(pair) != 2 {
-			return nil, errors.New("echomq: decode streams reply: want [key, entries]")
-		}
-		arr, err := pair[1].ToArray()
-		if err != nil {
-			return nil, fmt.Errorf("echomq: decode streams reply: %w", err)
-		}
-		return decodeEntries(arr)
+	if len(outer) == 0 {
+		return nil, nil
 	}
-	return nil, nil
+	// One stream was read: its reply is the first (and only) pair.
+	pair, err := outer[0].ToArray()
+	if err != nil || len(pair) != 2 {
+		return nil, errors.New("echomq: decode streams reply: want [key, entries]")
+	}
+	arr, err := pair[1].ToArray()
+	if err != nil {
+		return nil, fmt.Errorf("echomq: decode streams reply: %w", err)
+	}
+	return decodeEntries(arr)
 }
 
 // decodeEntries decodes [[id, [f, v, …]], …]. An entry whose data is gone

@@ -160,7 +160,7 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 	}
 	var calls atomic.Int64
 	var printErr atomic.Pointer[error]
-	var print func(echomq.Delivery, string) error
+	var show func(echomq.Delivery, string) error
 	cfg.Handle = func(_ context.Context, d echomq.Delivery) error {
 		n := calls.Add(1)
 		failing := o.fail || o.failEvery > 0 && n%int64(o.failEvery) == 0
@@ -171,7 +171,7 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 		case failing:
 			result = "failed"
 		}
-		if err := print(d, result); err != nil {
+		if err := show(d, result); err != nil {
 			// Output is gone (a closed pipe): stop; the entry stays pending.
 			printErr.CompareAndSwap(nil, &err)
 			stop()
@@ -193,12 +193,12 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 		return err
 	}
 	if a.json {
-		print = func(d echomq.Delivery, result string) error {
+		show = func(d echomq.Delivery, result string) error {
 			return writeJSON(a.stdout, deliveryDoc{eventDoc: toEventDoc(d.Event), Attempts: d.Attempts,
 				Group: d.Group, Consumer: d.Consumer, Result: result})
 		}
 	} else {
-		print = func(d echomq.Delivery, result string) error {
+		show = func(d echomq.Delivery, result string) error {
 			id := "-"
 			if !d.ID.IsZero() {
 				id = d.ID.String()

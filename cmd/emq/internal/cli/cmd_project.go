@@ -263,7 +263,7 @@ func (a *app) project(ctx context.Context, spec projection.Spec, w projection.Wi
 	for i, c := range cols {
 		line[i] = strings.ToUpper(tableCell(c))
 	}
-	tw.Write([]byte(strings.Join(line, "\t") + "\n"))
+	_, _ = tw.Write([]byte(strings.Join(line, "\t") + "\n")) // buffered: Flush reports the error
 	for _, row := range rows {
 		for i := range line {
 			line[i] = ""
@@ -271,7 +271,7 @@ func (a *app) project(ctx context.Context, spec projection.Spec, w projection.Wi
 				line[i] = tableCell(row[i])
 			}
 		}
-		tw.Write([]byte(strings.Join(line, "\t") + "\n"))
+		_, _ = tw.Write([]byte(strings.Join(line, "\t") + "\n"))
 	}
 	return tw.Flush()
 }

@@ -71,7 +71,7 @@ func (d *demo) writeText(window []echomq.Event, f folded) error {
    %d of its %d events, read without scanning the rest.
 
 `, fmtTime(t0), fmtTime(t1), echomq.Floor(t0), echomq.Ceil(t1), len(window), countStream(d.log, streamGuessScored))
-	writeEvents(w, window)
+	_ = writeEvents(w, window) // a demo to a terminal; the next write fails alike
 
 	fmt.Fprint(w, `
 3. Fold. One read of guess-scored, folded in one pass into points per player
