@@ -1,5 +1,10 @@
 # echomq developer targets. Run `make help` for the list.
 #
+# The repository is one workspace (go.work) of several modules: the library
+# at the root, and nested modules for the parts a library user should not
+# inherit (see docs/architecture.md). Package patterns name every module:
+# github.com/echomq/echomq/... matches the packages of all of them.
+#
 # Integration tests start their own redis-server processes on free loopback
 # ports (see ./echomqtest); they never touch a redis on 6379.
 
@@ -8,29 +13,46 @@ SHELL := bash
 .DEFAULT_GOAL := help
 
 GO       ?= go
-PKGS     ?= ./...
+PKGS     ?= github.com/echomq/echomq/...
+MODULES  ?= . archive/s3store bench cmd/emq codemojex
 FUZZTIME ?= 30s
+GOLANGCI_LINT_VERSION ?= v2.15.0
+
+# apt-get, as root or through sudo, for what the suite needs from Debian.
+APT = $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
 
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z0-9_\/-]+:.*?## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+.PHONY: deps
+deps: redis-server cc chromium versitygw ## Install everything the whole suite needs, or say what is skipped and why.
+
 .PHONY: redis-server
-redis-server: ## Ensure redis-server is installed (apt-get when missing and running as root).
-	@if ! command -v redis-server >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ]; then \
-			apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server; \
-		else \
-			echo "warning: redis-server not found and not root; integration tests will be skipped (or fail with CI=true)" >&2; \
-		fi; \
+redis-server: ## Ensure redis-server and redis-cli are installed (the engine every integration test starts).
+	@if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then \
+		$(APT) update && $(APT) install -y --no-install-recommends redis-server redis-tools; \
+	fi
+	@redis-server --version
+
+.PHONY: cc
+cc: ## Ensure a C compiler (the race detector needs cgo).
+	@command -v gcc >/dev/null 2>&1 || command -v cc >/dev/null 2>&1 || { $(APT) update && $(APT) install -y --no-install-recommends gcc libc6-dev; }
+
+.PHONY: chromium
+chromium: ## Ensure Debian's chromium for the browser tests (they skip, saying so, when none can be had).
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		{ $(APT) update && { $(APT) install -y --no-install-recommends chromium fonts-noto-color-emoji || \
+			$(APT) install -y --no-install-recommends chromium; }; } || \
+		echo "make: chromium could not be installed: the browser tests of codemojex/web will be SKIPPED" >&2; \
 	fi
 
 .PHONY: versitygw
-versitygw: ## Ensure versitygw (the S3-compatible server the archive tests start) is installed.
+versitygw: ## Ensure versitygw (the S3-compatible server the archive/s3store tests start).
 	@command -v versitygw >/dev/null 2>&1 || test -x "$$($(GO) env GOPATH)/bin/versitygw" || $(GO) install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
 .PHONY: test
-test: redis-server versitygw ## Run all tests with the race detector (installs redis-server if needed).
+test: deps ## Run every module's tests with the race detector (installs what they need first).
 	$(GO) test -race -count=1 $(PKGS)
 
 .PHONY: test/short
@@ -51,16 +73,33 @@ fuzz: ## Run every Fuzz target for FUZZTIME each (default 30s).
 	done
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet over every module.
 	$(GO) vet $(PKGS)
 
+.PHONY: golangci-lint
+golangci-lint: ## Ensure golangci-lint $(GOLANGCI_LINT_VERSION) is installed.
+	@bin="$$($(GO) env GOPATH)/bin/golangci-lint"; \
+	if ! { command -v golangci-lint >/dev/null 2>&1 && golangci-lint version 2>/dev/null | grep -q "$(GOLANGCI_LINT_VERSION:v%=%)"; } && \
+	   ! { test -x "$$bin" && "$$bin" version 2>/dev/null | grep -q "$(GOLANGCI_LINT_VERSION:v%=%)"; }; then \
+		GOWORK=off GOFLAGS=-mod=mod $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi
+
+.PHONY: lint
+lint: golangci-lint ## Run golangci-lint (.golangci.yml) over every module.
+	@lint="$$(command -v golangci-lint || echo "$$($(GO) env GOPATH)/bin/golangci-lint")"; \
+	for m in $(MODULES); do echo "== lint $$m"; (cd "$$m" && "$$lint" run --config "$(CURDIR)/.golangci.yml" ./...); done
+
+.PHONY: house
+house: ## Check what a user of the root package inherits (modules, linked engine).
+	scripts/check-house.sh
+
 .PHONY: tidy
-tidy: ## Run go mod tidy.
-	$(GO) mod tidy
+tidy: ## Run go mod tidy in every module.
+	@for m in $(MODULES); do (cd "$$m" && $(GO) mod tidy); done
 
 .PHONY: verify
-verify: ## Check go.mod/go.sum are tidy, go vet is clean and code is gofmt'ed.
-	$(GO) mod tidy -diff
+verify: ## Check every go.mod is tidy, go vet is clean and code is gofmt'ed.
+	@for m in $(MODULES); do (cd "$$m" && GOWORK=off $(GO) mod tidy -diff); done
 	$(GO) vet $(PKGS)
 	@out="$$(gofmt -l .)"; \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
