@@ -131,6 +131,12 @@ func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) erro
 		if attempt >= c.cfg.AppendRetries {
 			return ID{}, fmt.Errorf("%w after %d attempts: %w", ErrContention, attempt+1, err)
 		}
+		if attempt == 0 {
+			// Usually one of this client's own later ids reached the engine
+			// first; the minter is already past it.
+			id = c.minter.NextID(BrandEvent)
+			continue
+		}
 		if id, err = c.nextAbove(ctx, key); err != nil {
 			return ID{}, err
 		}
