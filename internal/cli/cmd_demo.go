@@ -52,10 +52,10 @@ It runs on the embedded engine unless --url or EMQ_URL names a server.`,
 // demo is one run of the story.
 type demo struct {
 	*app
-	c       *echomq.Client
-	queue   string
-	start   time.Time
-	log     []loggedEvent
+	c     *echomq.Client
+	queue string
+	start time.Time
+	log   []loggedEvent
 }
 
 // loggedEvent is an appended event and its stream.
