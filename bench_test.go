@@ -45,6 +45,7 @@ type benchEnv struct {
 	vk  valkey.Client // configured like EchoMQ's own valkey-go client
 	gr  *redis.Client // go-redis with its default options
 	q   string
+	url string
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
@@ -63,7 +64,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	require.NoError(b, err)
 	gr := redis.NewClient(gopt)
 	b.Cleanup(func() { require.NoError(b, gr.Close()) })
-	return &benchEnv{emq: emq, vk: vk, gr: gr, q: echomqtest.Queue(b)}
+	return &benchEnv{emq: emq, vk: vk, gr: gr, q: echomqtest.Queue(b), url: url}
 }
 
 func (e *benchEnv) del(key string) error {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/echomq/echomq/internal/wire"
 )
 
 // The engine's clock is the time truth of every stream: a receipt's mint
@@ -70,7 +72,19 @@ func (e *engineClock) fast(key string, id ID) bool {
 	if !fresh || id.snow.UnixMilli() > now+fastLead.Milliseconds() {
 		return false
 	}
-	return e.hot[hotSlot(key)].Load() <= int64(at)
+	return !e.isHot(key, at)
+}
+
+func (e *engineClock) isHot(key string, at time.Duration) bool {
+	return e.hot[hotSlot(key)].Load() > int64(at)
+}
+
+// mode returns the append script's mode for key.
+func (e *engineClock) mode(key string) byte {
+	if e.isHot(key, e.since()) {
+		return wire.ModeContended
+	}
+	return wire.ModeArbitrate
 }
 
 // markHot sends key to the script for hotFor.

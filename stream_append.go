@@ -52,6 +52,15 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 	id := c.minter.NextID(BrandEvent)
 	if opts.plain() && c.eclock.fast(s.key, id) {
 		err := s.add(ctx, id, f)
+		if err != nil && errors.Is(err, ErrNonMonotonic) {
+			// Usually one of this client's own later ids reached the engine
+			// first (goroutines mint and send in different orders), and the
+			// minter is already past it: try once more.
+			c.astats.refused.Add(1)
+			if id = c.minter.NextID(BrandEvent); c.eclock.fast(s.key, id) {
+				err = s.add(ctx, id, f)
+			}
+		}
 		if err == nil {
 			c.astats.records.Add(1)
 			c.astats.plain.Add(1)
@@ -65,7 +74,7 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		c.eclock.markHot(s.key)
 		c.astats.refused.Add(1)
 	}
-	ids, err := s.script(ctx, wire.ModeArbitrate, []ID{id}, []Fields{f}, &opts)
+	ids, err := s.script(ctx, c.eclock.mode(s.key), []ID{id}, []Fields{f}, &opts)
 	if err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
@@ -200,7 +209,7 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts App
 		for j, i := range todo {
 			sub[j], subRecs[j] = ids[i], records[i]
 		}
-		got, err := s.script(ctx, wire.ModeArbitrate, sub, subRecs, &opts)
+		got, err := s.script(ctx, c.eclock.mode(s.key), sub, subRecs, &opts)
 		for j, i := range todo {
 			if err != nil {
 				errs[i] = err

@@ -26,6 +26,9 @@ const (
 	// chooses the next id above the stream top that is not earlier than
 	// the engine's clock.
 	ModeArbitrate = 'a'
+	// ModeContended is ModeArbitrate on a stream known to be contended: the
+	// script reads the top before it tries the proposal.
+	ModeContended = 'h'
 	// ModeExact appends the caller's id as given or refuses it.
 	ModeExact = 'i'
 )
@@ -38,7 +41,7 @@ const ExpectEmpty = "-"
 type AppendReq struct {
 	Key       string // the stream
 	IdemKey   string // "" for none; on the stream's slot
-	Mode      byte   // ModeArbitrate or ModeExact
+	Mode      byte   // ModeArbitrate, ModeContended or ModeExact
 	Node      int    // the writer's node id, kept in arbitrated ids when it fits
 	MaxSkewMs int64  // ids and tops further ahead of the engine clock are refused
 	LeadMs    int64  // ModeArbitrate: a proposal further ahead is replaced
@@ -62,7 +65,7 @@ const (
 type AppendReply struct {
 	Status   string
 	EngineUs int64    // the engine's clock (TIME) in Unix microseconds
-	Refused  int64    // XADDs the engine refused inside the script
+	Refused  int64    // proposals the script replaced (refused, ahead, or below the top)
 	Receipts []string // ok: one per record; dup: the stored receipts, concatenated in one string
 	Top      string   // conflict: the last entry id, "" when the stream is empty
 	SkewTop  bool     // skew: the stream top (true) or the given id (false) is ahead

@@ -1,7 +1,9 @@
 -- stream_append: append records to one stream, the engine arbitrating ids.
 --
 -- KEYS[1] the stream; KEYS[2] (optional) the idempotency key, on the same slot.
--- ARGV: mode ('a' arbitrate, 'i' the caller's id as given), node, max skew ms,
+-- ARGV: mode ('a' arbitrate, 'h' arbitrate on a contended stream: read the
+-- top first instead of trying the proposal blind, 'i' the caller's id as
+-- given), node, max skew ms,
 -- lead ms, expected top ('' none, '-' empty, else an entry id), dedupe window
 -- ms, record count, then per record: entry id, receipt, field count, fields.
 --
@@ -125,7 +127,17 @@ for i = 1, n do
     end
   else
     local ok = false
-    if pms <= now + lead then
+    if mode == 'h' and top == nil then
+      top = last_entry() or last_generated()
+    end
+    local ahead = false
+    if top ~= nil and pms <= now + lead then
+      local tms, ttail = parse(top)
+      local _, ptail = parse(eid)
+      ahead = pms > tms or (pms == tms and ptail > ttail)
+    end
+    if top ~= nil and not ahead then refused = refused + 1 end
+    if pms <= now + lead and (top == nil or ahead) then
       local r = add(eid, rc, a, nf)
       if not failed(r) then
         ok = true
