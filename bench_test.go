@@ -42,6 +42,7 @@ type benchEnv struct {
 	emq *echomq.Client
 	vk  valkey.Client // configured like EchoMQ's own valkey-go client
 	q   string
+	url string
 }
 
 func newBenchEnv(b *testing.B) *benchEnv {
@@ -56,7 +57,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	vk, err := valkey.NewClient(opt)
 	require.NoError(b, err)
 	b.Cleanup(vk.Close)
-	return &benchEnv{emq: emq, vk: vk, q: echomqtest.Queue(b)}
+	return &benchEnv{emq: emq, vk: vk, q: echomqtest.Queue(b), url: url}
 }
 
 func (e *benchEnv) del(key string) error {

@@ -24,6 +24,8 @@ type Client struct {
 	minter   *Minter
 	embedded *engines.Engine
 	lease    *nodelease.Lease
+	eclock   *engineClock
+	astats   appendCounters
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -45,7 +47,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.NodeID != nil && (*cfg.NodeID < 0 || *cfg.NodeID > MaxNode) {
 		return nil, &ArgumentError{Name: "node id", Reason: fmt.Sprintf("%d is outside 0..%d", *cfg.NodeID, MaxNode)}
 	}
-	c := &Client{cfg: cfg, closed: make(chan struct{})}
+	c := &Client{cfg: cfg, closed: make(chan struct{}), eclock: newEngineClock()}
 	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName}
 	switch {
 	case cfg.URL == "":
@@ -86,6 +88,9 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 }
 
 func (c *Client) start(ctx context.Context) error {
+	if err := c.readEngineClock(ctx); err != nil {
+		return fmt.Errorf("echomq: connect: read the engine clock: %w", err)
+	}
 	if c.cfg.Interop {
 		if err := c.fence(ctx); err != nil {
 			return err

@@ -47,9 +47,20 @@ type Config struct {
 	// refuses an engine holding another version. Defaults to false.
 	Interop bool
 
-	// AppendRetries bounds how many times Append mints again after another
+	// AppendRetries bounds how many times a write that carries an id inside
+	// a larger script (dead letters, replays) takes a new id after another
 	// writer got above the stream top. Defaults to 64.
 	AppendRetries int
+
+	// MaxSkew is how far ahead of the engine's clock an id may lie:
+	// AppendID refuses an id further ahead, and Append refuses to follow a
+	// stream top further ahead, with a [*SkewError]. Defaults to 5s.
+	MaxSkew time.Duration
+
+	// DedupeWindow is how long an idempotency key ([AppendOpts.Key])
+	// remembers its append: a repeat within it returns the original
+	// receipts and writes nothing. Defaults to 10 minutes.
+	DedupeWindow time.Duration
 
 	// ClientName is sent to the engine with CLIENT SETNAME. Defaults to "echomq".
 	ClientName string
@@ -71,6 +82,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AppendRetries <= 0 {
 		c.AppendRetries = 64
+	}
+	if c.MaxSkew <= 0 {
+		c.MaxSkew = 5 * time.Second
+	}
+	if c.DedupeWindow <= 0 {
+		c.DedupeWindow = 10 * time.Minute
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"

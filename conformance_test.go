@@ -59,6 +59,9 @@ func runConformance(t *testing.T, open target) {
 		"RawEntryShape":         testRawEntryShape,
 		"KindDoorWritesNothing": testKindDoor,
 		"NonMonotonic":          testNonMonotonic,
+		"SkewDoor":              testSkewDoor,
+		"IdempotentAppend":      testIdempotentAppend,
+		"ExpectTop":             testExpectTop,
 		"WrongType":             testWrongType,
 		"RefusedBeforeIO":       testRefusedBeforeIO,
 		"CountOldest":           testCountOldest,
@@ -163,8 +166,9 @@ func testNonMonotonic(t *testing.T, c *echomq.Client, q string) {
 	info, err := s.Info(ctx)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, info.Length)
-	// Append (minted) still works: it moves past the top the caller set.
-	future := at(t, now.Add(time.Hour), 1023, 4095)
+	// Append (minted) still works: it follows a top the caller set ahead,
+	// as long as that is within MaxSkew (5s by default).
+	future := at(t, now.Add(2*time.Second), 1023, 4095)
 	require.NoError(t, s.AppendID(ctx, future, nil))
 	id, err := s.Append(ctx, echomq.F("after", "future"))
 	require.NoError(t, err)

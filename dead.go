@@ -2,7 +2,6 @@ package echomq
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -166,23 +165,19 @@ func (d *DeadLetters) Replay(ctx context.Context, id ID) (ID, error) {
 	if err := dl.Payload.Validate(); err != nil {
 		return ID{}, opError("replay", d.dead.key, err)
 	}
-	for attempt := 0; ; attempt++ {
-		nid := d.s.c.minter.NextID(BrandEvent)
+	var found bool
+	nid, err := d.s.c.retryAbove(ctx, d.s.key, func(nid ID) error {
 		ok, err := d.s.c.conn.Replay(ctx, d.s.key, d.dead.key, dl.Entry.String(), nid.EntryID().String(), entryPairs(nid, dl.Payload))
-		switch {
-		case err == nil && ok:
-			return nid, nil
-		case err == nil:
-			return ID{}, opError("replay", d.dead.key, fmt.Errorf("%w: %s", ErrDeadLetterNotFound, id))
-		case !errors.Is(err, ErrNonMonotonic):
-			return ID{}, opError("replay", d.s.key, err)
-		case attempt >= d.s.c.cfg.AppendRetries:
-			return ID{}, opError("replay", d.s.key, fmt.Errorf("%w after %d attempts: %w", ErrContention, attempt+1, err))
-		}
-		if err := d.s.advancePastTop(ctx); err != nil {
-			return ID{}, opError("replay", d.s.key, err)
-		}
+		found = ok
+		return err
+	})
+	switch {
+	case err != nil:
+		return ID{}, opError("replay", d.s.key, err)
+	case !found:
+		return ID{}, opError("replay", d.dead.key, fmt.Errorf("%w: %s", ErrDeadLetterNotFound, id))
 	}
+	return nid, nil
 }
 
 // Purge deletes the dead letters with the given ids and returns how many

@@ -2,7 +2,6 @@ package echomq
 
 import (
 	"context"
-	"errors"
 	"strconv"
 )
 
@@ -29,25 +28,20 @@ func (r *run) deadLetter(j *job, cause string) {
 	}
 	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
 	defer cancel()
-	for attempt := 0; ; attempt++ {
-		id := c.c.minter.NextID(BrandEvent)
+	var moved bool
+	id, err := c.c.retryAbove(ctx, c.dead.key, func(id ID) error {
 		pairs[1] = id.String()
-		moved, err := c.c.conn.DeadLetter(ctx, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, d.Entry.String(), id.EntryID().String(), pairs)
-		switch {
-		case err == nil && moved:
-			c.stats.dead.Add(1)
-			c.log.Warn("entry moved to the dead letters", "entry", d.Entry, "id", origin, "attempts", d.Attempts, "error", cause, "dead", id)
-			return
-		case err == nil:
-			c.log.Info("entry left this consumer before it could be dead-lettered", "entry", d.Entry, "id", origin)
-			return
-		case !errors.Is(err, ErrNonMonotonic) || attempt >= c.c.cfg.AppendRetries:
-			c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)
-			return
-		}
-		if err := c.dead.advancePastTop(ctx); err != nil {
-			c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)
-			return
-		}
+		var err error
+		moved, err = c.c.conn.DeadLetter(ctx, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, d.Entry.String(), id.EntryID().String(), pairs)
+		return err
+	})
+	switch {
+	case err != nil:
+		c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)
+	case moved:
+		c.stats.dead.Add(1)
+		c.log.Warn("entry moved to the dead letters", "entry", d.Entry, "id", origin, "attempts", d.Attempts, "error", cause, "dead", id)
+	default:
+		c.log.Info("entry left this consumer before it could be dead-lettered", "entry", d.Entry, "id", origin)
 	}
 }

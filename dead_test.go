@@ -191,11 +191,11 @@ func TestDeadBadInput(t *testing.T) {
 }
 
 // TestDeadAboveOtherWriters: when another writer's dead letter sits above
-// this client's minter, the move mints again above it.
+// this client's minter (within MaxSkew), the move takes an id above it.
 func TestDeadAboveOtherWriters(t *testing.T) {
 	t.Parallel()
 	e := newGroupEnv(t)
-	ahead := echomq.MustID(echomq.BrandEvent, echomq.SnowflakeAt(time.Now().Add(time.Hour)))
+	ahead := echomq.MustID(echomq.BrandEvent, echomq.SnowflakeAt(time.Now().Add(2*time.Second)))
 	_, err := e.c.Do(ctx, "XADD", e.stream.DeadLetters().Key(), ahead.EntryID().String(), "id", ahead.String())
 	require.NoError(t, err)
 	e.append(t, 1)

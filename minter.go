@@ -29,10 +29,14 @@ type Minter struct {
 // reading. Between re-anchorings the wall time is derived from the monotonic
 // clock alone (time.Since reads only that), which costs about half of a full
 // time.Now; the anchor is renewed every second so the derived time follows
-// the wall clock, steps included.
+// the wall clock, steps included. The derived time is computed in
+// nanoseconds and truncated once, so it names the same millisecond as
+// time.Now().UnixMilli() would: two processes reading one instant mint one
+// millisecond (adding a truncated anchor and a truncated elapsed time
+// could land one millisecond early).
 type clockBase struct {
 	t      time.Time
-	wallMs int64
+	wallNs int64
 }
 
 const reanchorEvery = time.Second
@@ -42,12 +46,21 @@ func (m *Minter) sysMillis() int64 {
 	b := m.sys.Load()
 	if b != nil {
 		if d := time.Since(b.t); d >= 0 && d < reanchorEvery {
-			return b.wallMs + int64(d/time.Millisecond)
+			return floorDiv(b.wallNs+int64(d), int64(time.Millisecond))
 		}
 	}
 	now := time.Now()
-	m.sys.Store(&clockBase{t: now, wallMs: now.UnixMilli()})
+	m.sys.Store(&clockBase{t: now, wallNs: now.UnixNano()})
 	return now.UnixMilli()
+}
+
+// floorDiv is a/b rounded down (b > 0), as UnixMilli truncates.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 const (

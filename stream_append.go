@@ -4,54 +4,90 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/echomq/echomq/internal/wire"
 )
 
 // Append mints an EVT id, appends the event with it and returns the id: the
 // receipt. The entry is XADD <key> <entry id of the receipt> id <receipt>
 // <fields…>, the id field first, then the payload in the caller's order.
 //
-// Several writers may append to one stream: when another writer got above
-// this one's id, Append moves its minter past the stream top and mints again
-// (up to Config.AppendRetries times, then [ErrContention]), so stream order
-// stays mint order.
+// Several writers (up to 1024 nodes) may append to one stream, and the
+// receipts keep the time law: stream order is id order, and no receipt's
+// mint instant is more than a few milliseconds ahead of the engine's clock.
+// An id minted here goes as a plain XADD while the client's reading of the
+// engine's clock vouches for it; when another writer got above it, or the
+// local clock disagrees with the engine's, the append script on the
+// engine chooses the id (see docs/keyspace.md, "Ids under many writers").
 //
 // Errors: [*NameError] for a bad name and [*FieldError] for a bad payload
-// (both before any I/O, nothing written); [ErrWrongType] when the key holds
-// something else; [ErrClosed]; context errors; [*TransportError].
+// (both before any I/O, nothing written); [*SkewError] when the stream's
+// top lies more than Config.MaxSkew ahead of the engine's clock (Append
+// refuses to follow it into the future); [ErrWrongType] when the key holds
+// something else; [ErrClosed]; context errors; [*TransportError]. After a
+// context or transport error the event may have been written: retry with an
+// idempotency key ([Stream.AppendWith]) to be safe.
 func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
+	return s.AppendWith(ctx, f, AppendOpts{})
+}
+
+// AppendWith is [Stream.Append] with options: an idempotency key and an
+// expected top. With a key, a repeat within Config.DedupeWindow returns the
+// first append's receipt and writes nothing; with an expected top that does
+// not hold it returns a [*ConflictError] (matching [ErrConflict]) and writes
+// nothing. Both are checked and written atomically with the XADD, in one
+// script on the stream's slot. Bad options are an [*ArgumentError] or a
+// [*KindError] before any I/O.
+func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	if err := s.ready(ctx); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
 	if err := f.Validate(); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
-	for attempt := 0; ; attempt++ {
-		id := s.c.minter.NextID(BrandEvent)
+	if err := opts.validate(); err != nil {
+		return ID{}, opError("append", s.key, err)
+	}
+	c := s.c
+	id := c.minter.NextID(BrandEvent)
+	if opts.plain() && c.eclock.fast(s.key, id) {
 		err := s.add(ctx, id, f)
+		if err != nil && errors.Is(err, ErrNonMonotonic) {
+			// Usually one of this client's own later ids reached the engine
+			// first (goroutines mint and send in different orders), and the
+			// minter is already past it: try once more.
+			c.astats.refused.Add(1)
+			if id = c.minter.NextID(BrandEvent); c.eclock.fast(s.key, id) {
+				err = s.add(ctx, id, f)
+			}
+		}
 		if err == nil {
+			c.astats.records.Add(1)
+			c.astats.plain.Add(1)
 			return id, nil
 		}
 		if !errors.Is(err, ErrNonMonotonic) {
 			return ID{}, opError("append", s.key, err)
 		}
-		if attempt >= s.c.cfg.AppendRetries {
-			return ID{}, opError("append", s.key, fmt.Errorf("%w after %d attempts: %w", ErrContention, attempt+1, err))
-		}
-		if attempt == 0 {
-			// Usually one of this client's own later ids won the race to
-			// the engine; the minter is already past it.
-			continue
-		}
-		if err := s.advancePastTop(ctx); err != nil {
-			return ID{}, opError("append", s.key, err)
-		}
+		// Another writer is above us: let the engine choose, now and for a
+		// while, instead of paying a refused round trip per append.
+		c.eclock.markHot(s.key)
+		c.astats.refused.Add(1)
 	}
+	ids, err := s.script(ctx, c.eclock.mode(s.key), []ID{id}, []Fields{f}, &opts)
+	if err != nil {
+		return ID{}, opError("append", s.key, err)
+	}
+	c.astats.records.Add(1)
+	return ids[0], nil
 }
 
 // AppendID appends the event under a caller-supplied EVT id. An id of another
 // brand returns a [*KindError] and the zero ID an [*IDError], before any I/O;
 // an id not above the stream's last id returns [ErrNonMonotonic] (never
-// retried: the caller chose the id). Other errors as [Stream.Append].
+// retried: the caller chose the id); an id more than Config.MaxSkew ahead of
+// the engine's clock returns a [*SkewError], and nothing is written. Other
+// errors as [Stream.Append].
 func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
 	if err := s.ready(ctx); err != nil {
 		return opError("append", s.key, err)
@@ -65,7 +101,15 @@ func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
 	if err := f.Validate(); err != nil {
 		return opError("append", s.key, err)
 	}
-	return opError("append", s.key, s.add(ctx, id, f))
+	c := s.c
+	// Well inside the skew door by the client's fresh reading: a plain XADD
+	// (the engine's own refusal text reaches the caller). Near or past the
+	// door, the script decides by the engine's clock itself.
+	if now, fresh := c.eclock.nowMs(c.eclock.since()); fresh && id.snow.UnixMilli() <= now+c.cfg.MaxSkew.Milliseconds()/2 {
+		return opError("append", s.key, s.add(ctx, id, f))
+	}
+	_, err := s.script(ctx, wire.ModeExact, []ID{id}, []Fields{f}, &AppendOpts{})
+	return opError("append", s.key, err)
 }
 
 func (s *Stream) add(ctx context.Context, id ID, f Fields) error {
@@ -77,37 +121,6 @@ func entryPairs(id ID, f Fields) []string {
 	pairs := make([]string, 0, 2+len(f))
 	pairs = append(pairs, ReservedField, id.String())
 	return append(pairs, f...)
-}
-
-// advancePastTop moves the minter above the stream's last generated id (which
-// XADD compares against, even after the top entry was deleted).
-func (s *Stream) advancePastTop(ctx context.Context) error {
-	info, ok, err := s.c.conn.XInfoStream(ctx, s.key)
-	if err != nil || !ok {
-		return err
-	}
-	return s.c.advancePast(info.LastGeneratedID)
-}
-
-// advancePast moves the minter above the entry id top.
-func (c *Client) advancePast(lastGenerated string) error {
-	top, err := ParseEntryID(lastGenerated)
-	if err != nil {
-		return err
-	}
-	snow, ok := top.Snowflake()
-	if !ok {
-		switch {
-		case top.Ms < uint64(Epoch):
-			return nil // every id we mint is above it
-		case top.Seq > MaxTail && top.Ms-uint64(Epoch) <= maxTS:
-			snow = Snowflake(int64(top.Ms-uint64(Epoch))<<tailBits | MaxTail)
-		default:
-			return &IDError{Input: lastGenerated, Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}
-		}
-	}
-	c.minter.AdvancePast(snow)
-	return nil
 }
 
 // AppendResult is the outcome of one record of [Stream.AppendBatch].
@@ -143,15 +156,26 @@ func (e *BatchError) Unwrap() []error {
 	return errs
 }
 
-// AppendBatch appends records in one pipeline and returns their receipts in
-// order. Every record is validated first: one bad payload fails the call
-// with nothing written. An empty batch does nothing. Records that lost the
-// race for the stream top to another writer are minted again and re-sent
-// (with Append's retry budget); a record that still fails leaves a zero id
-// in its slot and the call returns a [*BatchError] naming it, with every
-// other record appended. Without concurrent writers the records land
-// contiguously in batch order.
+// AppendBatch appends records in one round trip and returns their receipts
+// in order. Every record is validated first: one bad payload fails the call
+// with nothing written. An empty batch does nothing.
+//
+// While the client's clock reading vouches for its ids and no other writer
+// is above them, the records go as one pipeline of plain XADDs; records
+// another writer got ahead of are appended again through the append script
+// (one more round trip), after the rest. Otherwise the whole batch is one
+// script: atomic, contiguous and in batch order. A record that fails leaves
+// a zero id in its slot and the call returns a [*BatchError] naming it.
 func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error) {
+	return s.AppendBatchWith(ctx, records, AppendOpts{})
+}
+
+// AppendBatchWith is [Stream.AppendBatch] with options, applied to the batch
+// as a whole and atomically with it (one script): an idempotency key whose
+// repeat returns the first batch's receipts, and an expected top the stream
+// must have before the batch ([*ConflictError] otherwise); all or nothing.
+// An error of the script fails every record ([*BatchError]).
+func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, opError("append batch", s.key, err)
 	}
@@ -160,54 +184,47 @@ func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error
 			return nil, opError("append batch", s.key, fmt.Errorf("record %d: %w", i, err))
 		}
 	}
+	if err := opts.validate(); err != nil {
+		return nil, opError("append batch", s.key, err)
+	}
 	if len(records) == 0 {
 		return nil, nil
 	}
+	c := s.c
 	ids := make([]ID, len(records))
-	errs := make([]error, len(records))
-	todo := make([]int, len(records))
-	for i := range todo {
-		todo[i] = i
+	for i := range ids {
+		ids[i] = c.minter.NextID(BrandEvent)
 	}
-	for attempt := 0; len(todo) > 0; attempt++ {
-		entryIDs := make([]string, len(todo))
-		receipts := make([]string, len(todo))
-		pairs := make([][]string, len(todo))
-		// One buffer holds every receipt and entry id of the round; the
-		// strings are slices of it, two allocations instead of two per record.
-		buf := make([]byte, 0, len(todo)*(IDLen+41))
-		ends := make([]int, len(todo)) // where each record's entry id ends in buf
+	errs := make([]error, len(records))
+	todo := allIndexes(len(records))
+	if opts.plain() && c.eclock.fast(s.key, ids[len(ids)-1]) {
+		todo = s.pipeline(ctx, ids, records, errs)
+		if len(todo) > 0 {
+			c.eclock.markHot(s.key)
+			c.astats.refused.Add(int64(len(todo)))
+		}
+	}
+	if len(todo) > 0 {
+		sub, subRecs := make([]ID, len(todo)), make([]Fields, len(todo))
 		for j, i := range todo {
-			ids[i] = s.c.minter.NextID(BrandEvent)
-			buf = ids[i].appendTo(buf)
-			buf = ids[i].EntryID().AppendTo(buf)
-			ends[j] = len(buf)
-			pairs[j] = records[i]
+			sub[j], subRecs[j] = ids[i], records[i]
 		}
-		all := string(buf)
-		start := 0
-		for j := range todo {
-			receipts[j] = all[start : start+IDLen]
-			entryIDs[j] = all[start+IDLen : ends[j]]
-			start = ends[j]
-		}
-		var retry []int
-		for j, err := range s.c.conn.XAddReceipts(ctx, s.key, entryIDs, receipts, pairs) {
-			i := todo[j]
-			errs[i] = err
-			if err != nil && errors.Is(err, ErrNonMonotonic) && attempt < s.c.cfg.AppendRetries {
-				retry = append(retry, i)
+		got, err := s.script(ctx, c.eclock.mode(s.key), sub, subRecs, &opts)
+		for j, i := range todo {
+			if err != nil {
+				errs[i] = err
+			} else {
+				ids[i], errs[i] = got[j], nil
 			}
 		}
-		if len(retry) > 0 {
-			if err := s.advancePastTop(ctx); err != nil {
-				for _, i := range retry {
-					errs[i] = err
-				}
-				retry = nil
+		if err != nil && !opts.plain() {
+			// A refused precondition is the batch's answer, not each record's.
+			var ce *ConflictError
+			var ae *ArgumentError
+			if errors.As(err, &ce) || errors.As(err, &ae) {
+				return nil, opError("append batch", s.key, err)
 			}
 		}
-		todo = retry
 	}
 	var failed int
 	results := make([]AppendResult, len(records))
@@ -220,8 +237,54 @@ func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error
 			results[i] = AppendResult{ID: ids[i]}
 		}
 	}
+	c.astats.records.Add(int64(len(records) - failed))
 	if failed > 0 {
 		return ids, &BatchError{Results: results, Failed: failed}
 	}
 	return ids, nil
+}
+
+func allIndexes(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// pipeline sends the records as plain XADDs in one pipeline, records each
+// outcome in errs and returns the indexes refused as not above the top.
+func (s *Stream) pipeline(ctx context.Context, ids []ID, records []Fields, errs []error) []int {
+	entryIDs := make([]string, len(ids))
+	receipts := make([]string, len(ids))
+	pairs := make([][]string, len(ids))
+	// One buffer holds every receipt and entry id; the strings are slices
+	// of it, two allocations instead of two per record.
+	buf := make([]byte, 0, len(ids)*(IDLen+41))
+	ends := make([]int, len(ids))
+	for i, id := range ids {
+		buf = id.appendTo(buf)
+		buf = id.EntryID().AppendTo(buf)
+		ends[i] = len(buf)
+		pairs[i] = records[i]
+	}
+	all := string(buf)
+	start := 0
+	for i := range ids {
+		receipts[i] = all[start : start+IDLen]
+		entryIDs[i] = all[start+IDLen : ends[i]]
+		start = ends[i]
+	}
+	var refused []int
+	for i, err := range s.c.conn.XAddReceipts(ctx, s.key, entryIDs, receipts, pairs) {
+		if err != nil && errors.Is(err, ErrNonMonotonic) {
+			refused = append(refused, i)
+			continue
+		}
+		errs[i] = err
+		if err == nil {
+			s.c.astats.plain.Add(1)
+		}
+	}
+	return refused
 }

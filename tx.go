@@ -9,9 +9,10 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// ErrConflict means a transaction kept meeting concurrent writes to what it read
-// and gave up after its attempts.
-var ErrConflict = errors.New("echomq: transaction conflict")
+// ErrConflict means a write's precondition did not hold. A transaction kept
+// meeting concurrent writes to what it read and gave up after its attempts,
+// or an append's expected top was not the stream's top ([ConflictError]).
+var ErrConflict = errors.New("echomq: conflict")
 
 // UpdateOpts are per-call knobs of [Client.Update]; nil means the defaults.
 type UpdateOpts struct {
@@ -29,9 +30,9 @@ type Tx struct {
 	reads []wire.Read
 	seen  map[string]int // record key → index in reads
 	ops   []wire.Op
-	// topped holds the stream keys whose top this attempt already read and
-	// moved the minter past.
-	topped map[string]bool
+	// floor holds, per stream key, the entry id this attempt's next append
+	// must exceed: the top read on a retry, then the attempt's own last id.
+	floor map[string]EntryID
 	// retry is set after a conflicting commit: appends then read the stream
 	// top first, since another writer may hold ids above the minter.
 	retry bool
@@ -60,7 +61,7 @@ func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.C
 		attempts = opts.Attempts
 	}
 	for attempt := range attempts {
-		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, topped: map[string]bool{}, retry: attempt > 0}
+		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, floor: map[string]EntryID{}, retry: attempt > 0}
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
@@ -147,8 +148,10 @@ func (tx *Tx) Delete(table, key string) error {
 // Append buffers appending an event to stream and returns its receipt, which
 // is final once the transaction commits. The commit checks that the id is
 // above the stream's top; if it is not (another writer appended above it),
-// the transaction runs again, and then the minter is first moved past the
-// top. The first attempt costs no extra round trip.
+// the transaction runs again, and then its appends to that stream take ids
+// above the top the way the append script chooses them (never running ahead
+// of the engine's clock, never moving the minter). The first attempt costs
+// no extra round trip.
 func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	s := tx.c.Stream(tx.queue, stream)
 	if s.err != nil {
@@ -157,13 +160,23 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	if err := f.Validate(); err != nil {
 		return ID{}, opError("tx append", s.key, err)
 	}
-	if tx.retry && !tx.topped[s.key] {
-		if err := s.advancePastTop(ctx); err != nil {
+	floor, known := tx.floor[s.key]
+	if tx.retry && !known {
+		info, ok, err := tx.c.conn.XInfoStream(ctx, s.key)
+		if err != nil {
 			return ID{}, opError("tx append", s.key, err)
 		}
-		tx.topped[s.key] = true
+		if ok {
+			if floor, err = ParseEntryID(info.LastGeneratedID); err != nil {
+				return ID{}, opError("tx append", s.key, err)
+			}
+		}
 	}
-	id := tx.c.minter.NextID(BrandEvent)
+	id, err := tx.c.above(ctx, floor, tx.c.minter.NextID(BrandEvent))
+	if err != nil {
+		return ID{}, opError("tx append", s.key, err)
+	}
+	tx.floor[s.key] = id.EntryID()
 	tx.ops = append(tx.ops, wire.XAddOp(s.key, id.EntryID().String(), id.String(), f))
 	return id, nil
 }

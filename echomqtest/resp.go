@@ -204,3 +204,29 @@ func readReply(r *bufio.Reader, depth int) (any, error) {
 		return nil, fmt.Errorf("%w: unknown type byte %q", errProtocol, line[0])
 	}
 }
+
+// Atomic runs cmds on addr inside one MULTI/EXEC, so the engine executes
+// them back to back with nothing in between (for example TIME and a read of
+// a stream's top, to measure how far ahead of the engine's clock it is),
+// and returns EXEC's replies.
+func Atomic(addr string, cmds ...[]string) ([]any, error) {
+	c, err := dialRESP(addr, probeTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if _, err := c.Do("MULTI"); err != nil {
+		return nil, err
+	}
+	for _, cmd := range cmds {
+		if _, err := c.Do(cmd...); err != nil {
+			return nil, err
+		}
+	}
+	v, err := c.Do("EXEC")
+	if err != nil {
+		return nil, err
+	}
+	out, _ := v.([]any)
+	return out, nil
+}

@@ -23,7 +23,7 @@ func main() {
 	defer client.Close()
 
 	// One stream per event type: the name is the channel.
-	scored := client.Stream("cm", "guess-scored") // bad names fail here, before any I/O
+	scored := client.Stream("tour", "guess-scored") // its own queue "tour"; bad names fail here, before any I/O
 	start := time.Now()
 	var last echomq.ID
 	for _, p := range []string{"120", "480", "600"} {

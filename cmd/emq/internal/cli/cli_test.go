@@ -136,6 +136,9 @@ var (
 	portRe   = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 	memRe    = regexp.MustCompile(`(memory\s+)\d+( bytes)`)
 	memJSONr = regexp.MustCompile(`"memory_bytes":\d+`)
+	// The engine's clock is real time even when the CLI's clock is fixed.
+	clockRe     = regexp.MustCompile(`(engine clock\s+)\S+  top \S+ (ahead|behind)`)
+	clockJSONRe = regexp.MustCompile(`"engine_time":"[^"]*","top_ahead_ms":-?\d+`)
 )
 
 // normalize removes what differs between runs: the random queue name, ports
@@ -146,6 +149,8 @@ func (b *bundle) normalize(s string) string {
 	}
 	s = portRe.ReplaceAllString(s, "127.0.0.1:PORT")
 	s = memRe.ReplaceAllString(s, "${1}N${2}")
+	s = clockRe.ReplaceAllString(s, "${1}T  top D ${2}")
+	s = clockJSONRe.ReplaceAllString(s, `"engine_time":"T","top_ahead_ms":D`)
 	return memJSONr.ReplaceAllString(s, `"memory_bytes":N`)
 }
 

@@ -19,7 +19,7 @@ type appendDoc struct {
 }
 
 func (a *app) appendCommand() *cobra.Command {
-	var idFlag string
+	var idFlag, keyFlag, expectFlag string
 	cmd := &cobra.Command{
 		Use:   "append STREAM name=value [name=value...]",
 		Short: "Append an event and print its id (the receipt)",
@@ -29,9 +29,18 @@ The payload is name=value pairs in the order given; a value is everything after
 the first "=". The name "id" is reserved for the receipt. The id is minted with
 the --node node id (default: leased) at the clock's millisecond; --id appends
 under an EVT id of your own instead, which must be above the stream's last id
-(else exit 1, never retried).`,
+and at most 5s ahead of the engine's clock (else exit 1, never retried).
+
+--key K makes the append idempotent: a repeat of K on the stream within the
+dedupe window (10 minutes) prints the first append's receipt and writes
+nothing, so retrying after a timeout or a broken connection is safe (without a
+key a retry may append twice). --expect-top ID appends only if the stream's last
+event is ID (--expect-top empty: only if the stream has none); otherwise it
+exits 1 naming the actual top and writes nothing.`,
 		Example: `  emq append orders customer=ada total=42
-  emq append --id EVT0Ab3dE9xYz1 orders customer=bo total=7`,
+  emq append --id EVT0Ab3dE9xYz1 orders customer=bo total=7
+  emq append --key order-17 orders customer=cy total=9
+  emq append --expect-top EVT0Ab3dE9xYz1 orders customer=di total=3`,
 		Args: argsRange(2, -1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
 			if err := a.checkStream(args[0]); err != nil {
@@ -47,10 +56,34 @@ under an EVT id of your own instead, which must be above the stream's last id
 					return err
 				}
 			}
+			opts := echomq.AppendOpts{Key: keyFlag}
+			switch expectFlag {
+			case "":
+			case "empty":
+				opts.ExpectEmpty = true
+			default:
+				if opts.ExpectTop, err = echomq.ParseEventID(expectFlag); err != nil {
+					return usagef("invalid --expect-top %q: want an EVT id or \"empty\"", expectFlag)
+				}
+			}
+			if !given.IsZero() && (keyFlag != "" || expectFlag != "") {
+				return usagef("--id excludes --key and --expect-top")
+			}
+			if len(keyFlag) > 256 {
+				return usagef("invalid --key: longer than 256 bytes")
+			}
 			return a.withStream(cmd.Context(), args[0], func(s *echomq.Stream) error {
 				id := given
 				if id.IsZero() {
-					if id, err = s.Append(cmd.Context(), fields); err != nil {
+					if id, err = s.AppendWith(cmd.Context(), fields, opts); err != nil {
+						var ce *echomq.ConflictError
+						if errors.As(err, &ce) {
+							top := "the stream is empty"
+							if !ce.Top.IsZero() {
+								top = "the top is " + ce.Top.String()
+							}
+							return fmt.Errorf("append %s: expected top not met: %s", s.Name(), top)
+						}
 						return err
 					}
 				} else if err := s.AppendID(cmd.Context(), id, fields); errors.Is(err, echomq.ErrNonMonotonic) {
@@ -68,5 +101,7 @@ under an EVT id of your own instead, which must be above the stream's last id
 		}),
 	}
 	cmd.Flags().StringVar(&idFlag, "id", "", "append under this EVT id instead of minting one")
+	cmd.Flags().StringVar(&keyFlag, "key", "", "idempotency key: a repeat within the dedupe window returns the first receipt")
+	cmd.Flags().StringVar(&expectFlag, "expect-top", "", `append only if the stream's last event is this EVT id ("empty": no event)`)
 	return cmd
 }

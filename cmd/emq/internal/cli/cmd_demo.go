@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,12 +16,15 @@ func (a *app) demoCommand() *cobra.Command {
 		Short: "Play a small emoji-game story into five streams, then read a window and fold it",
 		Long: `Play a small codemojex story (two rooms, two games, three players) as domain
 events on the streams room-opened, game-started, player-joined, guess-scored and
-game-settled of queue "cm" (or --queue), then show what the log gives back:
+game-settled of its own queue "emq-demo" (or --queue), then show what the log gives back:
 a time-window read of guess-scored, and a fold of a read (points per player,
 guesses per room) that agrees with game-settled.
 
-The story's ids are minted on a clock that ends now (or just after whatever the
-streams already hold) and appended with explicit ids, so it spans ten minutes.
+The story's ids are minted on a clock that ends now (by the engine's clock when
+the local one runs ahead) and appended with explicit ids, so it spans the last
+ten minutes. It never appends above the engine's clock: when the queue already
+holds a story from the last ten minutes, the demo refuses and names it (use
+another --queue).
 It runs on the embedded engine unless --url or EMQ_URL names a server.`,
 		Args: argsRange(0, 0),
 		RunE: body(func(cmd *cobra.Command, _ []string) error {
@@ -48,11 +52,10 @@ It runs on the embedded engine unless --url or EMQ_URL names a server.`,
 // demo is one run of the story.
 type demo struct {
 	*app
-	c       *echomq.Client
-	queue   string
-	start   time.Time
-	shifted bool // the streams held a later story: this one starts after it
-	log     []loggedEvent
+	c     *echomq.Client
+	queue string
+	start time.Time
+	log   []loggedEvent
 }
 
 // loggedEvent is an appended event and its stream.
@@ -84,19 +87,28 @@ func (d *demo) run(ctx context.Context) error {
 	return d.writeText(window, f)
 }
 
-// pickStart stamps the story so that it ends at the clock's second, or, when
-// a stream already holds a later id (an earlier run), just after that: ids
-// appended with AppendID must lie above every stream's top.
+// pickStart stamps the story so that it ends at the clock's second (never
+// after the engine's clock). Ids appended with AppendID must lie above
+// every stream's top, and the story must not run into the future, so a
+// queue that already holds a later story is refused.
 func (d *demo) pickStart(ctx context.Context) error {
-	d.start = d.opts.Clock().Truncate(time.Second).Add(-storySpan).UTC()
+	end := d.opts.Clock()
+	engine, err := d.c.EngineTime(ctx)
+	if err != nil {
+		return err
+	}
+	if end.After(engine) {
+		end = engine
+	}
+	d.start = end.Truncate(time.Second).Add(-storySpan).UTC()
 	for _, name := range demoStreams {
 		info, err := d.stream(name).Info(ctx)
 		if err != nil {
 			return err
 		}
 		if info.Exists && info.LastGenerated.Compare(echomq.Floor(d.start)) >= 0 {
-			d.start = info.LastGenerated.Time().Truncate(time.Second).Add(time.Second)
-			d.shifted = true
+			return fmt.Errorf("demo: queue %q already holds a story up to %s; the demo never appends above the engine's clock, so give another --queue (or run it again after %s)",
+				d.queue, fmtTime(info.LastGenerated.Time()), fmtTime(info.LastGenerated.Time().Add(storySpan).Truncate(time.Second).Add(time.Second)))
 		}
 	}
 	return nil

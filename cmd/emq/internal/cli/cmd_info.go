@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,12 @@ type infoDoc struct {
 	Last          *eventDoc `json:"last"`
 	LastGenerated string    `json:"last_generated"`
 	MemoryBytes   *int64    `json:"memory_bytes"` // null when the engine does not report it
+	// EngineTime is the engine's clock when info was read; TopAheadMs is
+	// how far the last generated id's mint instant is ahead of it
+	// (negative: behind). An Append refuses to follow a top more than
+	// MaxSkew (5s) ahead.
+	EngineTime string `json:"engine_time"`
+	TopAheadMs int64  `json:"top_ahead_ms"`
 }
 
 func (a *app) infoCommand() *cobra.Command {
@@ -26,7 +33,10 @@ func (a *app) infoCommand() *cobra.Command {
 		Short: "Show a stream's length, first and last events and memory use",
 		Long: `Show STREAM's length, its first and last events (ids, entry ids and mint
 instants), the last entry id it ever accepted (appends must go above it, even
-after the newest events were deleted) and the engine's MEMORY USAGE of its key.
+after the newest events were deleted), how far that top is ahead of the engine's
+clock (or behind it) and the engine's MEMORY USAGE of its key. A top ahead of
+the engine's clock means some writer minted into the future; Append refuses to
+follow a top more than 5s ahead.
 
 A stream that does not exist exits 3 with one line on stderr.`,
 		Example: "  emq info orders\n  emq info orders --json | jq .length",
@@ -43,8 +53,13 @@ A stream that does not exist exits 3 with one line on stderr.`,
 				if !info.Exists {
 					return &notFoundError{what: fmt.Sprintf("stream %q in queue %q", s.Name(), s.Queue())}
 				}
+				engine, err := s.Client().EngineTime(cmd.Context())
+				if err != nil {
+					return err
+				}
 				doc := infoDoc{Queue: a.queue, Stream: s.Name(), Key: s.Key(), Length: info.Length,
-					LastGenerated: info.LastGenerated.String()}
+					LastGenerated: info.LastGenerated.String(), EngineTime: fmtTime(engine),
+					TopAheadMs: info.LastGenerated.Time().Sub(engine).Milliseconds()}
 				for _, p := range []struct {
 					ev  *echomq.Event
 					dst **eventDoc
@@ -87,6 +102,11 @@ func (a *app) writeInfo(doc infoDoc, info echomq.StreamInfo) error {
 		fmt.Fprintf(tw, "%s\t%s  %s  %s\n", p.name, id, p.ev.Entry, fmtTime(p.ev.Time()))
 	}
 	fmt.Fprintf(tw, "last generated\t%s  %s\n", info.LastGenerated, fmtTime(info.LastGenerated.Time()))
+	lead, word := time.Duration(doc.TopAheadMs)*time.Millisecond, "ahead"
+	if lead < 0 {
+		lead, word = -lead, "behind"
+	}
+	fmt.Fprintf(tw, "engine clock\t%s  top %v %s\n", doc.EngineTime, lead, word)
 	if doc.MemoryBytes != nil {
 		fmt.Fprintf(tw, "memory\t%d bytes\n", *doc.MemoryBytes)
 	} else {

@@ -51,9 +51,6 @@ func (d *demo) writeText(window []echomq.Event, f folded) error {
    appended as given (AppendID), so the story spans ten minutes of mint
    instants; in every stream, stream order is mint order.
 `)
-	if d.shifted {
-		fmt.Fprintf(w, "   (The streams already held a later story; this one starts after it, at %s.)\n", fmtTime(d.start))
-	}
 	fmt.Fprintln(w)
 	tw := table(w)
 	fmt.Fprintln(tw, "AT\tSTREAM\tID\tFIELDS")

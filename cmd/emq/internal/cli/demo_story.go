@@ -18,8 +18,10 @@ const (
 
 var demoStreams = []string{streamRoomOpened, streamGameStarted, streamPlayerJoined, streamGuessScored, streamGameSettled}
 
-// demoQueue is the demo's queue unless --queue is given.
-const demoQueue = "cm"
+// demoQueue is the demo's queue unless --queue is given: a queue of its
+// own, so the demo never writes into a real program's queue (codemojex
+// uses "cm").
+const demoQueue = "emq-demo"
 
 // storySpan is how long the story lasts; it is stamped so that it ends now.
 const storySpan = 10 * time.Minute

@@ -29,6 +29,8 @@ type app struct {
 	queue string
 	json  bool
 	node  int // -1: not given
+	// interop is --interop (or EMQ_INTEROP): the version fence.
+	interop bool
 }
 
 // nodeFlag is --node: an int whose unset value (-1) prints as "", so the
@@ -94,6 +96,15 @@ func (a *app) rootCommand() *cobra.Command {
 			if err := checkURL(a.url); err != nil {
 				return usagef("invalid %s: %v", source, err) // not echoed: it may hold a password
 			}
+			if !cmd.Flags().Changed("interop") {
+				if v := a.opts.Getenv("EMQ_INTEROP"); v != "" {
+					on, err := strconv.ParseBool(v)
+					if err != nil {
+						return usagef("invalid EMQ_INTEROP %q: want true or false", v)
+					}
+					a.interop = on
+				}
+			}
 			if cmd.Flags().Changed("node") && (a.node < 0 || a.node > echomq.MaxNode) {
 				return usagef("invalid --node %d: want 0..%d", a.node, echomq.MaxNode)
 			}
@@ -105,6 +116,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.url, "url", "", "engine URL (default $EMQ_URL; empty: the embedded engine, gone when emq exits)")
 	pf.StringVarP(&a.queue, "queue", "q", defaultQueue, "queue of the streams")
 	pf.BoolVar(&a.json, "json", false, "write one JSON document instead of a table")
+	pf.BoolVar(&a.interop, "interop", false, "honour the original EchoMQ's version fence {emq}:version (default $EMQ_INTEROP)")
 	pf.Var((*nodeFlag)(&a.node), "node", "node id 0..1023 stamped into minted ids (default: leased from the engine)")
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
@@ -183,6 +195,7 @@ func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, er
 	return echomq.Connect(ctx, echomq.Config{
 		URL:        embedded.Or(a.url),
 		NodeID:     a.nodeID(),
+		Interop:    a.interop,
 		Clock:      a.opts.Clock,
 		ClientName: "emq",
 		Notice:     notice,

@@ -1,0 +1,58 @@
+package echomq
+
+import (
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// AppendOpts are the options of [Stream.AppendWith] and
+// [Stream.AppendBatchWith]. The zero value is a plain append.
+type AppendOpts struct {
+	// Key is an idempotency key (1..256 bytes): a repeat of it on this
+	// stream within Config.DedupeWindow returns the receipts of the first
+	// append and writes nothing, across processes. Retrying an append whose
+	// outcome is unknown (a timeout, a broken connection) with the same key
+	// is safe; retrying without a key may append the event twice. For a
+	// batch the key covers the whole batch. "" means no key.
+	Key string
+
+	// ExpectTop requires the stream's last entry to be this id; otherwise
+	// the append fails with a [*ConflictError] carrying the actual top and
+	// writes nothing. The zero ID means no requirement (see ExpectEmpty).
+	ExpectTop ID
+
+	// ExpectEmpty requires the stream to hold no entry (absent, or
+	// trimmed to nothing), with the same failure as ExpectTop.
+	ExpectEmpty bool
+}
+
+func (o *AppendOpts) plain() bool { return o.Key == "" && o.ExpectTop.IsZero() && !o.ExpectEmpty }
+
+// validate checks the options before any I/O.
+func (o *AppendOpts) validate() error {
+	if o.Key != "" {
+		if err := keyspace.IdempotencyKey(o.Key); err != nil {
+			return &ArgumentError{Name: "idempotency key", Reason: err.(*keyspace.NameError).Reason}
+		}
+	}
+	if !o.ExpectTop.IsZero() {
+		if o.ExpectEmpty {
+			return &ArgumentError{Name: "expected top", Reason: "ExpectTop and ExpectEmpty exclude each other"}
+		}
+		if !o.ExpectTop.Is(BrandEvent) {
+			return &KindError{Want: BrandEvent, Got: o.ExpectTop.Brand()}
+		}
+	}
+	return nil
+}
+
+// expect is the script's encoding of the expected top.
+func (o *AppendOpts) expect() string {
+	switch {
+	case o.ExpectEmpty:
+		return wire.ExpectEmpty
+	case !o.ExpectTop.IsZero():
+		return o.ExpectTop.EntryID().String()
+	}
+	return ""
+}

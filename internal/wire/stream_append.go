@@ -1,0 +1,170 @@
+package wire
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strconv"
+
+	"github.com/valkey-io/valkey-go"
+)
+
+//go:embed lua/stream_append.lua
+var streamAppendSrc string
+
+// streamAppendLua appends records with engine-arbitrated ids, idempotency
+// keys and an expected top, all in one script on the stream's slot.
+var streamAppendLua = NewScript(streamAppendSrc)
+
+// StreamAppendSource returns the source of the append script, for
+// documentation and for tests.
+func StreamAppendSource() string { return streamAppendSrc }
+
+// Append modes of [AppendReq].
+const (
+	// ModeArbitrate keeps a proposed id the engine accepts and otherwise
+	// chooses the next id above the stream top that is not earlier than
+	// the engine's clock.
+	ModeArbitrate = 'a'
+	// ModeContended is ModeArbitrate on a stream known to be contended: the
+	// script reads the top before it tries the proposal.
+	ModeContended = 'h'
+	// ModeExact appends the caller's id as given or refuses it.
+	ModeExact = 'i'
+)
+
+// ExpectEmpty is the [AppendReq] Expect value that requires the stream to
+// hold no entry.
+const ExpectEmpty = "-"
+
+// AppendReq is one call of the append script.
+type AppendReq struct {
+	Key       string // the stream
+	IdemKey   string // "" for none; on the stream's slot
+	Mode      byte   // ModeArbitrate, ModeContended or ModeExact
+	Node      int    // the writer's node id, kept in arbitrated ids when it fits
+	MaxSkewMs int64  // ids and tops further ahead of the engine clock are refused
+	LeadMs    int64  // ModeArbitrate: a proposal further ahead is replaced
+	Expect    string // "" no check, ExpectEmpty, or the entry id the last entry must have
+	WindowMs  int64  // the idempotency key's lifetime
+	EntryIDs  []string
+	Receipts  []string
+	Pairs     [][]string
+}
+
+// Append outcomes of [AppendReply].
+const (
+	AppendOK       = "ok"
+	AppendDup      = "dup"
+	AppendConflict = "conflict"
+	AppendSkew     = "skew"
+	AppendNonMono  = "nonmono"
+)
+
+// AppendReply is the script's answer.
+type AppendReply struct {
+	Status   string
+	EngineUs int64    // the engine's clock (TIME) in Unix microseconds
+	Refused  int64    // proposals the script replaced (refused, ahead, or below the top)
+	Receipts []string // ok: one per record; dup: the stored receipts, concatenated in one string
+	Top      string   // conflict: the last entry id, "" when the stream is empty
+	SkewTop  bool     // skew: the stream top (true) or the given id (false) is ahead
+	SkewMs   int64    // skew: the instant refused, Unix ms
+}
+
+// StreamAppend runs the append script.
+func (w *Conn) StreamAppend(ctx context.Context, r *AppendReq) (AppendReply, error) {
+	keys := []string{r.Key}
+	if r.IdemKey != "" {
+		keys = append(keys, r.IdemKey)
+	}
+	n := 7
+	for _, p := range r.Pairs {
+		n += 3 + len(p)
+	}
+	args := make([]string, 0, n)
+	args = append(args, string(r.Mode), strconv.Itoa(r.Node), itoa(r.MaxSkewMs), itoa(r.LeadMs),
+		r.Expect, itoa(max(r.WindowMs, 1)), strconv.Itoa(len(r.EntryIDs)))
+	for i := range r.EntryIDs {
+		args = append(args, r.EntryIDs[i], r.Receipts[i], strconv.Itoa(len(r.Pairs[i])))
+		args = append(args, r.Pairs[i]...)
+	}
+	arr, err := streamAppendLua.s.Exec(ctx, w.c, keys, args).ToArray()
+	if err != nil {
+		return AppendReply{}, convert(err)
+	}
+	return decodeAppend(arr)
+}
+
+func decodeAppend(arr []valkey.ValkeyMessage) (AppendReply, error) {
+	if len(arr) < 3 {
+		return AppendReply{}, fmt.Errorf("echomq: decode append reply: %d elements", len(arr))
+	}
+	var rep AppendReply
+	var err error
+	if rep.Status, err = arr[0].ToString(); err != nil {
+		return rep, fmt.Errorf("echomq: decode append reply: %w", err)
+	}
+	sec, err1 := strconv.ParseInt(laneStr(arr[1]), 10, 64)
+	usec, err2 := strconv.ParseInt(laneStr(arr[2]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return rep, fmt.Errorf("echomq: decode append reply: engine time %q %q", laneStr(arr[1]), laneStr(arr[2]))
+	}
+	rep.EngineUs = sec*1_000_000 + usec
+	rest := arr[3:]
+	switch rep.Status {
+	case AppendOK:
+		if len(rest) < 1 {
+			return rep, fmt.Errorf("echomq: decode append reply: no refusal count")
+		}
+		rep.Refused = laneNum(rest[0])
+		rep.Receipts = make([]string, len(rest)-1)
+		for i := range rep.Receipts {
+			rep.Receipts[i] = laneStr(rest[i+1])
+		}
+	case AppendDup:
+		if len(rest) != 1 {
+			return rep, fmt.Errorf("echomq: decode append reply: dup without receipts")
+		}
+		rep.Receipts = []string{laneStr(rest[0])}
+	case AppendConflict:
+		if len(rest) != 1 {
+			return rep, fmt.Errorf("echomq: decode append reply: conflict without top")
+		}
+		rep.Top = laneStr(rest[0])
+	case AppendSkew:
+		if len(rest) != 2 {
+			return rep, fmt.Errorf("echomq: decode append reply: skew without instant")
+		}
+		rep.SkewTop = laneStr(rest[0]) == "top"
+		rep.SkewMs = laneNum(rest[1])
+	case AppendNonMono:
+	default:
+		return rep, fmt.Errorf("echomq: decode append reply: status %q", rep.Status)
+	}
+	return rep, nil
+}
+
+// Time returns the engine's clock (TIME) in Unix microseconds.
+func (w *Conn) Time(ctx context.Context) (int64, error) {
+	s, err := w.c.Do(ctx, w.c.B().Time().Build()).AsStrSlice()
+	if err != nil {
+		return 0, convert(err)
+	}
+	if len(s) != 2 {
+		return 0, fmt.Errorf("echomq: decode TIME reply: %d elements", len(s))
+	}
+	sec, err1 := strconv.ParseInt(s[0], 10, 64)
+	usec, err2 := strconv.ParseInt(s[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("echomq: decode TIME reply: %q", s)
+	}
+	return sec*1_000_000 + usec, nil
+}
+
+// PTTL returns the remaining time to live of key in milliseconds: -1 when
+// it has none, -2 when it is absent.
+func (w *Conn) PTTL(ctx context.Context, key string) (int64, error) {
+	n, err := w.c.Do(ctx, w.c.B().Pttl().Key(key).Build()).AsInt64()
+	return n, convert(err)
+}

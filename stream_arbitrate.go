@@ -1,0 +1,184 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// scriptLead is how far ahead of the engine's clock the append script keeps
+// a proposed id; a proposal further ahead (a writer whose clock runs ahead)
+// is replaced by an id at the engine's time.
+const scriptLead = fastLead
+
+// script appends records through the append script, which keeps each
+// proposed id the engine accepts and otherwise chooses one (see
+// [aboveTop]), checks the idempotency key and the expected top, and writes
+// the receipt field itself; all in one atomic step on the stream's slot.
+func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
+	c := s.c
+	req := wire.AppendReq{
+		Key: s.key, Mode: mode, Node: c.minter.Node(),
+		MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(),
+		Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
+		EntryIDs: make([]string, len(ids)), Receipts: make([]string, len(ids)), Pairs: make([][]string, len(ids)),
+	}
+	if opts.Key != "" {
+		req.IdemKey = keyspace.IdemKey(s.queue, s.name, opts.Key)
+	}
+	for i, id := range ids {
+		req.EntryIDs[i], req.Receipts[i], req.Pairs[i] = id.EntryID().String(), id.String(), records[i]
+	}
+	sent := c.eclock.since()
+	rep, err := c.conn.StreamAppend(ctx, &req)
+	if err != nil {
+		return nil, err
+	}
+	c.eclock.observe(sent, c.eclock.since(), rep.EngineUs)
+	c.astats.scripts.Add(1)
+	engine := time.UnixMicro(rep.EngineUs).UTC()
+	switch rep.Status {
+	case wire.AppendOK:
+		c.astats.arbitrated.Add(rep.Refused)
+		return parseReceipts(rep.Receipts, len(ids))
+	case wire.AppendDup:
+		all := rep.Receipts[0]
+		if len(all) != len(ids)*IDLen {
+			return nil, &ArgumentError{Name: "idempotency key", Reason: fmt.Sprintf("%q was used by an append of %d records, not %d", opts.Key, len(all)/IDLen, len(ids))}
+		}
+		parts := make([]string, len(ids))
+		for i := range parts {
+			parts[i] = all[i*IDLen : (i+1)*IDLen]
+		}
+		return parseReceipts(parts, len(ids))
+	case wire.AppendConflict:
+		ce := &ConflictError{Expected: opts.ExpectTop}
+		if rep.Top != "" {
+			if ce.TopEntry, err = ParseEntryID(rep.Top); err != nil {
+				return nil, err
+			}
+			if snow, ok := ce.TopEntry.Snowflake(); ok {
+				ce.Top = MustID(BrandEvent, snow)
+			}
+		}
+		return nil, ce
+	case wire.AppendSkew:
+		return nil, &SkewError{Instant: time.UnixMilli(rep.SkewMs).UTC(), Engine: engine, MaxSkew: c.cfg.MaxSkew, Top: rep.SkewTop}
+	default: // wire.AppendNonMono
+		return nil, ErrNonMonotonic
+	}
+}
+
+func parseReceipts(rs []string, n int) ([]ID, error) {
+	if len(rs) != n {
+		return nil, fmt.Errorf("echomq: append script returned %d receipts for %d records", len(rs), n)
+	}
+	ids := make([]ID, n)
+	for i, r := range rs {
+		id, err := ParseEventID(r)
+		if err != nil {
+			return nil, fmt.Errorf("echomq: append script receipt: %w", err)
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+// aboveTop returns the entry id the append script chooses after top for a
+// writer of node when the engine's clock reads nowMs: the smallest id above
+// top that is not before nowMs, with the writer's node bits when they fit
+// in that millisecond. It runs at most one millisecond ahead of the clock,
+// unless top itself is ahead; then it stays in top's millisecond and carries
+// top's node bits with the next sequence (the engine, not a minter, chose
+// it). It is the same rule as the script's, for the writers whose XADD
+// rides inside another script (dead letters, replays, transactions).
+func aboveTop(top EntryID, node int, nowMs int64) EntryID {
+	now := uint64(max(nowMs, 0))
+	tail := min(top.Seq, MaxTail)
+	ms := max(now, top.Ms)
+	own := uint64(node) << seqBits
+	switch {
+	case ms > top.Ms || own > tail:
+		return EntryID{Ms: ms, Seq: own}
+	case tail>>seqBits == uint64(node) && tail&MaxSeq < MaxSeq:
+		return EntryID{Ms: ms, Seq: tail + 1}
+	case ms <= now:
+		return EntryID{Ms: ms + 1, Seq: own}
+	case tail < MaxTail:
+		return EntryID{Ms: ms, Seq: tail + 1}
+	}
+	return EntryID{Ms: ms + 1, Seq: own}
+}
+
+// retryAbove is the one loop of a write whose XADD rides inside another
+// script (a dead letter's move, a replay): write with a minted id; when the
+// engine refuses it as not above the stream top, take the id [aboveTop]
+// chooses after the top and the engine's clock, and write again, up to
+// Config.AppendRetries times ([ErrContention] after). It never moves the
+// minter, so a busy stream cannot drag this client's other ids ahead, and
+// it refuses to follow a top more than MaxSkew ahead ([*SkewError]).
+func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) error) (ID, error) {
+	id := c.minter.NextID(BrandEvent)
+	for attempt := 0; ; attempt++ {
+		err := write(id)
+		if err == nil || !errors.Is(err, ErrNonMonotonic) {
+			return id, err
+		}
+		if attempt >= c.cfg.AppendRetries {
+			return ID{}, fmt.Errorf("%w after %d attempts: %w", ErrContention, attempt+1, err)
+		}
+		if attempt == 0 {
+			// Usually one of this client's own later ids reached the engine
+			// first; the minter is already past it.
+			id = c.minter.NextID(BrandEvent)
+			continue
+		}
+		if id, err = c.nextAbove(ctx, key); err != nil {
+			return ID{}, err
+		}
+	}
+}
+
+// nextAbove returns the id [aboveTop] chooses after key's last generated id
+// (XADD compares with it, even after the top entry was deleted), or the
+// minter's next id when that is above it already.
+func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
+	info, ok, err := c.conn.XInfoStream(ctx, key)
+	if err != nil {
+		return ID{}, err
+	}
+	id := c.minter.NextID(BrandEvent)
+	if !ok {
+		return id, nil
+	}
+	top, err := ParseEntryID(info.LastGeneratedID)
+	if err != nil {
+		return ID{}, err
+	}
+	return c.above(ctx, top, id)
+}
+
+// above returns id when it lies above top, else the id [aboveTop] chooses;
+// a top more than MaxSkew ahead of the engine's clock is a [*SkewError].
+func (c *Client) above(ctx context.Context, top EntryID, id ID) (ID, error) {
+	if top.Compare(id.EntryID()) < 0 {
+		return id, nil
+	}
+	now, err := c.engineNowMs(ctx)
+	if err != nil {
+		return ID{}, err
+	}
+	if int64(top.Ms) > now+c.cfg.MaxSkew.Milliseconds() {
+		return ID{}, &SkewError{Instant: time.UnixMilli(int64(top.Ms)).UTC(), Engine: time.UnixMilli(now).UTC(), MaxSkew: c.cfg.MaxSkew, Top: true}
+	}
+	next := aboveTop(top, c.minter.Node(), now)
+	snow, ok := next.Snowflake()
+	if !ok {
+		return ID{}, &IDError{Input: top.String(), Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}
+	}
+	return MustID(BrandEvent, snow), nil
+}
