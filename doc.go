@@ -61,4 +61,33 @@
 // engine replies come back as [*ServerError], matching [ErrWrongType] or
 // [ErrNonMonotonic] where they mean that. All match their sentinels with
 // errors.Is.
+//
+// # Services
+//
+// The long-running components — [Consumer], lanes.Worker, projection.Live,
+// archive.Archiver and retention.Driver — keep one contract:
+//
+//   - Run(ctx) runs on the caller's goroutine until ctx ends or Stop is
+//     called, then stops gracefully and returns nil; a permanent error ends
+//     it early and is returned.
+//   - Start(ctx) does the same in a goroutine the service owns and returns at
+//     once.
+//   - Stop(ctx) stops gracefully and waits until the service has stopped or
+//     ctx ends; it returns the run's error, is idempotent, and does nothing
+//     on an idle service.
+//   - Stopped() is closed once the run has ended (already closed before the
+//     first run).
+//
+// A second Run or Start while one runs returns [ErrRunning], the same value
+// from every package. A service may run again after it stopped (a
+// lanes.Worker is single-use). Graceful means: stop taking new work, let the
+// work in flight finish within the service's grace (ConsumerConfig.Grace,
+// the worker's ShutdownGrace), then cancel what is left and hand it back
+// without spending an attempt.
+//
+// # Engines
+//
+// Config.URL names the engine; an empty URL is [ErrNoEngine]. The URL
+// "embedded:" starts an in-process engine in a program that imports package
+// embedded, which programs use as their default for trying things out.
 package echomq
