@@ -3,12 +3,14 @@ package projection
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -43,7 +45,7 @@ func TestBadInput(t *testing.T) {
 	ok := b.stream("ok")
 	_, err := ok.Append(b.ctx, echomq.F("room", "r1"))
 	require.NoError(t, err)
-	store := b.client.Snapshot(b.queue, "p")
+	store := EngineStore(b.client, b.queue, "p")
 	t1 := time.Now()
 	inverted := echomq.Span(echomq.Inclusive(echomq.EntryID{Ms: 9}), echomq.Inclusive(echomq.EntryID{Ms: 3}))
 	noApply := Projection[int]{Name: "nil-apply"}
@@ -101,7 +103,7 @@ func TestBadInput(t *testing.T) {
 			return err
 		}, echomq.ErrInvalidName},
 		{"live invalid store name", func(context.Context) error {
-			_, err := NewLive(Count(), &LiveConfig{Store: b.client.Snapshot(b.queue, "a/b")}, ok)
+			_, err := NewLive(Count(), &LiveConfig{Store: EngineStore(b.client, b.queue, "a/b")}, ok)
 			return err
 		}, echomq.ErrInvalidName},
 		{"live negative config", func(context.Context) error { _, err := NewLive(Count(), &LiveConfig{PageSize: -1}, ok); return err }, echomq.ErrInvalidArgument},
@@ -151,7 +153,7 @@ func TestSnapshotLoadFailures(t *testing.T) {
 	_, err := s.Append(b.ctx, echomq.F("room", "r1"))
 	require.NoError(t, err)
 
-	store := b.client.Snapshot(b.queue, "garbage")
+	store := EngineStore(b.client, b.queue, "garbage")
 	require.NoError(t, store.Save(b.ctx, []byte("not a snapshot")))
 	l, err := NewLive(Count(), &LiveConfig{Store: store}, s)
 	require.NoError(t, err)
@@ -170,22 +172,38 @@ func TestSnapshotLoadFailures(t *testing.T) {
 	require.NoError(t, err)
 
 	// A state its codec cannot decode.
-	good, err := NewLive(Count(), &LiveConfig{Store: b.client.Snapshot(b.queue, "undecodable")}, s)
+	good, err := NewLive(Count(), &LiveConfig{Store: EngineStore(b.client, b.queue, "undecodable")}, s)
 	require.NoError(t, err)
 	_, err = good.CatchUp(b.ctx)
 	require.NoError(t, err)
-	saved, _, err := b.client.Snapshot(b.queue, "undecodable").Load(b.ctx)
+	saved, _, err := EngineStore(b.client, b.queue, "undecodable").Load(b.ctx)
 	require.NoError(t, err)
 	p := Count()
 	p.Codec = failCodec[*Counts](false)
-	bad, err := NewLive(p, &LiveConfig{Store: b.client.Snapshot(b.queue, "undecodable")}, s)
+	bad, err := NewLive(p, &LiveConfig{Store: EngineStore(b.client, b.queue, "undecodable")}, s)
 	require.NoError(t, err)
 	_, err = bad.Open(b.ctx)
 	require.ErrorIs(t, err, ErrCodec)
 	var ce *CodecError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "decode", ce.Op)
-	after, _, err := b.client.Snapshot(b.queue, "undecodable").Load(b.ctx)
+	after, _, err := EngineStore(b.client, b.queue, "undecodable").Load(b.ctx)
 	require.NoError(t, err)
 	require.Equal(t, saved, after)
+}
+
+// TestEngineStoreClosedClient: a store of a closed client answers
+// ErrClosed, reading and writing nothing.
+func TestEngineStoreClosedClient(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c, err := echomq.Connect(b.ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	require.NoError(t, err)
+	store := EngineStore(c, b.queue, "closed")
+	require.NoError(t, c.Close())
+	_, _, err = store.Load(b.ctx)
+	require.ErrorIs(t, err, echomq.ErrClosed)
+	require.ErrorIs(t, store.Save(b.ctx, []byte("x")), echomq.ErrClosed)
+	_, err = store.Delete(b.ctx)
+	require.ErrorIs(t, err, echomq.ErrClosed)
 }

@@ -15,7 +15,7 @@ func ExampleLive() {
 
 	// A read model kept incrementally, its snapshots in
 	// "emq:{cm}:projection:per-room".
-	store := client.Snapshot("cm", "per-room")
+	store := projection.EngineStore(client, "cm", "per-room")
 	live, err := projection.NewLive(projection.CountBy("room"), &projection.LiveConfig{Store: store}, rooms, guesses)
 	if err != nil {
 		panic(err)

@@ -6,7 +6,7 @@ import (
 )
 
 // Store keeps the snapshot of one live projection as one opaque value,
-// replaced whole by Save. *echomq.SnapshotStore (Client.Snapshot) satisfies
+// replaced whole by Save. *SnapshotStore (EngineStore) satisfies
 // it; Load returns false when nothing is stored.
 type Store interface {
 	Load(ctx context.Context) ([]byte, bool, error)

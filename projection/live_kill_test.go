@@ -32,7 +32,7 @@ func TestHelperProcess(t *testing.T) {
 	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: echomq.Node(900)})
 	require.NoError(t, err)
 	cfg := &LiveConfig{
-		Store:         c.Snapshot(queue, "killed"),
+		Store:         EngineStore(c, queue, "killed"),
 		SnapshotEvery: 25,
 		OnSnapshot: func(_ Checkpoint, applied int64) {
 			fmt.Printf("SNAPSHOT %d\n", applied)
@@ -102,7 +102,7 @@ func TestLiveKillRestart(t *testing.T) {
 	for range snapshots { // drain what the child printed before dying
 	}
 
-	l, err := NewLive(killProjection(), &LiveConfig{Store: b.client.Snapshot(b.queue, "killed")}, a, c)
+	l, err := NewLive(killProjection(), &LiveConfig{Store: EngineStore(b.client, b.queue, "killed")}, a, c)
 	require.NoError(t, err)
 	start, err := l.Open(b.ctx)
 	require.NoError(t, err)

@@ -70,7 +70,7 @@ func TestLiveResume(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	a, c := b.stream("a"), b.stream("c")
-	store := b.client.Snapshot(b.queue, "rooms")
+	store := EngineStore(b.client, b.queue, "rooms")
 	first, err := NewLive(CountBy("room"), &LiveConfig{Store: store}, a, c)
 	require.NoError(t, err)
 	start, err := first.Open(b.ctx)
@@ -134,7 +134,7 @@ func TestLiveRun(t *testing.T) {
 	b := setup(t)
 	a, c := b.stream("a"), b.stream("c")
 	appendN(t, b.ctx, 20, a, c)
-	store := b.client.Snapshot(b.queue, "run")
+	store := EngineStore(b.client, b.queue, "run")
 	saved := make(chan int64, 100)
 	cfg := &LiveConfig{Store: store, SnapshotEvery: 1, OnSnapshot: func(_ Checkpoint, applied int64) {
 		select {

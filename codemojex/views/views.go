@@ -55,7 +55,7 @@ func New(e *codemojex.Engine, cfg Config) (*Views, error) {
 			c.SnapshotInterval = 5 * time.Second
 		}
 		if cfg.Snapshots {
-			c.Store = e.Client().Snapshot(e.Queue(), name)
+			c.Store = projection.EngineStore(e.Client(), e.Queue(), name)
 		}
 		return c
 	}
