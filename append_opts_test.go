@@ -149,8 +149,11 @@ func TestIdempotentLostReply(t *testing.T) {
 	proxy := echomqtest.NewProxy(t, srv.Addr())
 	c := connect(t, echomq.Config{URL: proxy.URL(), NodeID: echomq.Node(11)})
 	q := echomqtest.Queue(t)
-	// Load the script first, so the marked call is the append itself.
+	// Load the scripts first (the lean keyed one and the arbitrating one),
+	// so the marked call is the append itself, not a NOSCRIPT round.
 	_, err := c.Stream(q, "warm").AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "warm"})
+	require.NoError(t, err)
+	_, err = c.Stream(q, "warm-script").AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
 	s := c.Stream(q, "lost")
 	proxy.DropReplyTo("lost-reply-key")

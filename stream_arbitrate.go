@@ -46,15 +46,7 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 		c.astats.arbitrated.Add(rep.Refused)
 		return parseReceipts(rep.Receipts, len(ids))
 	case wire.AppendDup:
-		all := rep.Receipts[0]
-		if len(all) != len(ids)*IDLen {
-			return nil, &ArgumentError{Name: "idempotency key", Reason: fmt.Sprintf("%q was used by an append of %d records, not %d", opts.Key, len(all)/IDLen, len(ids))}
-		}
-		parts := make([]string, len(ids))
-		for i := range parts {
-			parts[i] = all[i*IDLen : (i+1)*IDLen]
-		}
-		return parseReceipts(parts, len(ids))
+		return dupReceipts(rep.Receipts[0], len(ids), opts.Key)
 	case wire.AppendConflict:
 		ce := &ConflictError{Expected: opts.ExpectTop}
 		if rep.Top != "" {
@@ -71,6 +63,46 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 	default: // wire.AppendNonMono
 		return nil, ErrNonMonotonic
 	}
+}
+
+// dupReceipts splits the receipts stored under an idempotency key (one
+// append's, concatenated) for a repeat of n records.
+func dupReceipts(all string, n int, key string) ([]ID, error) {
+	if len(all) != n*IDLen {
+		return nil, &ArgumentError{Name: "idempotency key", Reason: fmt.Sprintf("%q was used by an append of %d records, not %d", key, len(all)/IDLen, n)}
+	}
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = all[i*IDLen : (i+1)*IDLen]
+	}
+	return parseReceipts(parts, n)
+}
+
+// keyed is the lean append of one record with an idempotency key and no
+// expected top, for an id within reach of the engine's clock on a stream
+// that is not contended: one small script (the key, the XADD, the key's
+// SET). It reports done=false, having written nothing, when the stream top
+// is at or above the id; the caller then goes to the arbitrating script.
+func (s *Stream) keyed(ctx context.Context, id ID, f Fields, key string) (ID, bool, error) {
+	c := s.c
+	st, stored, err := c.conn.StreamAppendKeyed(ctx, s.key, keyspace.IdemKey(s.queue, s.name, key),
+		id.EntryID().String(), id.String(), c.cfg.DedupeWindow.Milliseconds(), f)
+	if err != nil {
+		return ID{}, true, err
+	}
+	c.astats.scripts.Add(1)
+	switch st {
+	case wire.AppendOK:
+		return id, true, nil
+	case wire.AppendDup:
+		ids, err := dupReceipts(stored, 1, key)
+		if err != nil {
+			return ID{}, true, err
+		}
+		return ids[0], true, nil
+	}
+	c.astats.refused.Add(1)
+	return ID{}, false, nil
 }
 
 func parseReceipts(rs []string, n int) ([]ID, error) {

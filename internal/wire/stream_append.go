@@ -168,3 +168,40 @@ func (w *Conn) PTTL(ctx context.Context, key string) (int64, error) {
 	n, err := w.c.Do(ctx, w.c.B().Pttl().Key(key).Build()).AsInt64()
 	return n, convert(err)
 }
+
+//go:embed lua/stream_append_keyed.lua
+var streamAppendKeyedSrc string
+
+// streamAppendKeyedLua is the lean append of one keyed record.
+var streamAppendKeyedLua = NewScript(streamAppendKeyedSrc)
+
+// StreamAppendKeyed appends one record under entryID with receipt, unless
+// idemKey already names an append (then it returns AppendDup and the stored
+// receipts); AppendNonMono when the stream top is not below entryID. It
+// writes the record and the key in one script, atomically.
+func (w *Conn) StreamAppendKeyed(ctx context.Context, stream, idemKey, entryID, receipt string, windowMs int64, pairs []string) (status, stored string, err error) {
+	args := make([]string, 0, 3+len(pairs))
+	args = append(args, entryID, receipt, itoa(max(windowMs, 1)))
+	args = append(args, pairs...)
+	arr, err := streamAppendKeyedLua.s.Exec(ctx, w.c, []string{stream, idemKey}, args).ToArray()
+	if err != nil {
+		return "", "", convert(err)
+	}
+	return decodeAppendKeyed(arr)
+}
+
+func decodeAppendKeyed(arr []valkey.ValkeyMessage) (status, stored string, err error) {
+	if len(arr) == 0 {
+		return "", "", fmt.Errorf("echomq: decode keyed append reply: empty")
+	}
+	if status, err = arr[0].ToString(); err != nil {
+		return "", "", fmt.Errorf("echomq: decode keyed append reply: %w", err)
+	}
+	switch {
+	case status == AppendOK && len(arr) == 1, status == AppendNonMono && len(arr) == 1:
+		return status, "", nil
+	case status == AppendDup && len(arr) == 2:
+		return status, laneStr(arr[1]), nil
+	}
+	return "", "", fmt.Errorf("echomq: decode keyed append reply: %q with %d elements", status, len(arr))
+}
