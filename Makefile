@@ -87,7 +87,7 @@ golangci-lint: ## Ensure golangci-lint $(GOLANGCI_LINT_VERSION) is installed.
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint (.golangci.yml) over every module.
 	@lint="$$(command -v golangci-lint || echo "$$($(GO) env GOPATH)/bin/golangci-lint")"; \
-	for m in $(MODULES); do echo "== lint $$m"; (cd "$$m" && "$$lint" run --config "$(CURDIR)/.golangci.yml" ./...); done
+	for m in $(MODULES); do echo "== lint $$m"; (cd "$$m" && "$$lint" run --allow-parallel-runners --timeout 10m --config "$(CURDIR)/.golangci.yml" ./...); done
 
 .PHONY: house
 house: ## Check what a user of the root package inherits (modules, linked engine).
