@@ -1,6 +1,7 @@
 package watermill_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +80,12 @@ func (e *suiteEnv) pubSub(t *testing.T, group string) (message.Publisher, messag
 	// closes its multiplied subscriber before it subscribes); Close is
 	// idempotent, so every pub/sub is closed at the end of its test.
 	t.Cleanup(func() { _ = pub.Close(); _ = sub.Close() })
+	if strings.Contains(t.Name(), "/TestReconnect/") {
+		g := newPublishGate() // see gate_test.go
+		gs := newGatedSubscriber(sub, g)
+		t.Cleanup(func() { _ = gs.Close() })
+		return gatedPublisher{pub, g}, gs
+	}
 	return pub, sub
 }
 
