@@ -85,7 +85,8 @@ type SubscriberConfig struct {
 
 	// CloseGrace is how long Close (or a cancelled Subscribe context) lets
 	// a delivered message be acknowledged before its context is cancelled
-	// and the entry handed back to the group. Defaults to 0: at once.
+	// and the entry handed back to the group. Defaults to 0: at once (a
+	// group member waits at least 20ms, for its idle goroutines to stop).
 	CloseGrace time.Duration
 
 	// Logger receives the subscriber's logs. Defaults to

@@ -29,6 +29,11 @@ func (e *NackedError) Error() string {
 // Is reports whether target is [ErrNacked].
 func (e *NackedError) Is(target error) bool { return target == ErrNacked }
 
+// minGrace is the shortest grace a group member gets at Close: enough for
+// idle handler goroutines to notice the stop, so the consumer only warns
+// about (and cancels) deliveries really held at Close.
+const minGrace = 20 * time.Millisecond
+
 // joinGroup creates the group when missing and prepares the consumer under
 // the next free name.
 func (sub *subscription) joinGroup(ctx context.Context) error {
@@ -38,10 +43,7 @@ func (sub *subscription) joinGroup(ctx context.Context) error {
 	}
 	slotKey := fmt.Sprintf("%p\x00%s\x00%s", cfg.Client, sub.stream.Key(), cfg.ConsumerGroup)
 	n := names.take(slotKey)
-	grace := cfg.CloseGrace
-	if grace == 0 {
-		grace = time.Nanosecond // the consumer reads 0 as its own default
-	}
+	grace := max(cfg.CloseGrace, minGrace)
 	max := cfg.MaxDeliveries
 	if max < 0 {
 		max = -1
