@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -53,7 +54,7 @@ func (sub *subscription) joinGroup(ctx context.Context) error {
 		Name:  cfg.Consumer + "-" + strconv.Itoa(n),
 		Start: cfg.Start, Handle: sub.handle,
 		Count: cfg.Prefetch, Beat: cfg.Beat, MinIdle: cfg.AckDeadline,
-		Concurrency: 1, MaxDeliveries: max, Grace: grace,
+		Concurrency: 1, MaxDeliveries: max, Grace: grace, AckInterval: min(5*time.Millisecond, cfg.AckDeadline/4),
 	})
 	if err != nil {
 		names.free(slotKey, n)
@@ -73,12 +74,12 @@ func (sub *subscription) joinGroup(ctx context.Context) error {
 // subscription stops (the consumer hands the entry back).
 func (sub *subscription) handle(ctx context.Context, d echomq.Delivery) error {
 	max := int64(sub.s.cfg.MaxDeliveries)
-	spentKey := sub.stream.Key() + "\x00" + d.Group + "\x00" + d.Entry.String()
+	spentKey := func() string { return sub.stream.Key() + "\x00" + d.Group + "\x00" + d.Entry.String() }
 	if sub.s.spent.has(spentKey) {
 		// Nacked through all its deliveries earlier, and back because
 		// the consumer could not dead-letter it then (see spentSet).
 		if d.Attempts >= max {
-			sub.s.spent.drop(spentKey)
+			sub.s.spent.drop(spentKey())
 		}
 		return &NackedError{UUID: d.Key(), Attempts: d.Attempts, Max: max}
 	}
@@ -89,7 +90,7 @@ func (sub *subscription) handle(ctx context.Context, d echomq.Delivery) error {
 		msg, err := sub.newMessage(d.Event, attempts)
 		if err != nil {
 			sub.log().Error("undecodable entry", err, map[string]any{"entry": d.Entry.String()})
-			sub.s.spent.add(spentKey)
+			sub.s.spent.add(spentKey())
 			return fmt.Errorf("echomq/watermill: unmarshal: %w", err)
 		}
 		switch sub.offer(msg, ctx) {
@@ -108,7 +109,7 @@ func (sub *subscription) handle(ctx context.Context, d echomq.Delivery) error {
 		case nacked:
 			if max > 0 && attempts >= max {
 				if d.Attempts < max {
-					sub.s.spent.add(spentKey)
+					sub.s.spent.add(spentKey())
 				}
 				return &NackedError{UUID: msg.UUID, Attempts: attempts, Max: max}
 			}
@@ -129,6 +130,7 @@ const spentCap = 1 << 14
 // (or delivered to another process) is offered again, at most
 // MaxDeliveries times per engine delivery.
 type spentSet struct {
+	n     atomic.Int64 // len(keys), read without the lock on every delivery
 	mu    sync.Mutex
 	cap   int
 	keys  map[string]struct{}
@@ -146,15 +148,22 @@ func (s *spentSet) add(k string) {
 	for len(s.order) >= s.cap {
 		delete(s.keys, s.order[0])
 		s.order = s.order[1:]
+		s.n.Store(int64(len(s.keys)))
 	}
 	s.keys[k] = struct{}{}
 	s.order = append(s.order, k)
+	s.n.Store(int64(len(s.keys)))
 }
 
-func (s *spentSet) has(k string) bool {
+// has reports whether the key is in the set; key is built only when the
+// set is not empty, so the common delivery costs one atomic load.
+func (s *spentSet) has(key func() string) bool {
+	if s.n.Load() == 0 {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.keys[k]
+	_, ok := s.keys[key()]
 	return ok
 }
 
@@ -165,6 +174,7 @@ func (s *spentSet) drop(k string) {
 		return
 	}
 	delete(s.keys, k)
+	s.n.Store(int64(len(s.keys)))
 	if i := slices.Index(s.order, k); i >= 0 {
 		s.order = slices.Delete(s.order, i, i+1)
 	}
