@@ -33,6 +33,10 @@ versitygw: ## Ensure versitygw (the S3-compatible server the archive tests start
 test: redis-server versitygw ## Run all tests with the race detector (installs redis-server if needed).
 	$(GO) test -race -count=1 $(PKGS)
 
+.PHONY: test/watermill
+test/watermill: redis-server ## Test the Watermill adapter (its own module): -race, then the engine-restart scenario.
+	cd watermill && $(GO) test -race -count=1 ./... && $(GO) test -count=1 -run 'TestPubSub' ./...
+
 .PHONY: test/short
 test/short: ## Run tests in -short mode (no race detector).
 	$(GO) test -short -count=1 $(PKGS)
