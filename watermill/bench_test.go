@@ -24,7 +24,7 @@ import (
 // per XREADGROUP, one XACK per message). Messages carry a 16-byte payload
 // and one metadata key, like watermill-benchmark's.
 //
-//	go test -run '^$' -bench . -benchtime 3x ./watermill   (from the repository root: cd watermill first)
+//	cd watermill && go test -run '^$' -bench . -benchtime 3x -count 3 .
 
 const (
 	benchRound      = 20000 // messages per contender per round

@@ -131,10 +131,8 @@ func (p *Publisher) Publish(topic string, messages ...*message.Message) error {
 	if err != nil {
 		return err
 	}
-	if p.cfg.Logger != nil {
-		for i, msg := range messages {
-			p.cfg.Logger.Trace("message published", wmill.LogFields{"topic": topic, "uuid": msg.UUID, "id": ids[i].String()})
-		}
+	for i, msg := range messages {
+		p.cfg.Logger.Trace("message published", wmill.LogFields{"topic": topic, "uuid": msg.UUID, "id": ids[i].String()})
 	}
 	return nil
 }

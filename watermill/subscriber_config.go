@@ -106,7 +106,7 @@ func (c *SubscriberConfig) defaults() error {
 		c.Unmarshaler = DefaultMarshaler{}
 	}
 	if c.Consumer == "" {
-		c.Consumer = echomq.DefaultConsumerName()
+		c.Consumer = defaultConsumer()
 	}
 	if c.Start == 0 {
 		c.Start = echomq.StartHead
@@ -139,12 +139,27 @@ func (c *SubscriberConfig) defaults() error {
 	case c.CloseGrace < 0:
 		return bad("close grace", "must not be negative")
 	}
-	if c.ConsumerGroup != "" && EscapeName(c.ConsumerGroup) != c.ConsumerGroup {
+	if c.ConsumerGroup != "" {
 		c.ConsumerGroup = EscapeName(c.ConsumerGroup)
 	}
-	// The consumer name gets "-<n>" appended; keep room for it.
-	if len(c.Consumer) > maxName-8 || EscapeName(c.Consumer) != c.Consumer {
+	if len(c.Consumer) > maxConsumer || !verbatim(c.Consumer) {
 		return bad("consumer", "must match [A-Za-z0-9.-][A-Za-z0-9._-]{0,119}")
 	}
 	return nil
+}
+
+// maxConsumer leaves room for the "-<n>" the subscriptions append.
+const maxConsumer = maxName - 8
+
+// defaultConsumer is [echomq.DefaultConsumerName] cut to maxConsumer bytes
+// (keeping the pid at its end) and not starting with "_".
+func defaultConsumer() string {
+	n := echomq.DefaultConsumerName()
+	if len(n) > maxConsumer {
+		n = n[len(n)-maxConsumer:]
+	}
+	if n[0] == escapeMark {
+		n = "c" + n[1:]
+	}
+	return n
 }
