@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 		// what it needs, and TestReconnect never closes the channel its
 		// collector ranges over.
 		goleak.IgnoreAnyFunction("github.com/ThreeDotsLabs/watermill/pubsub/tests.TestReconnect.func2"),
+		// valkey-go's cluster client sleeps out a topology refresh after
+		// Close (the root package's tests ignore it too).
+		goleak.IgnoreAnyFunction("github.com/valkey-io/valkey-go.(*clusterClient)._refresh.func2"),
 		goleak.IgnoreAnyFunction("github.com/ThreeDotsLabs/watermill/internal/subscriber.(*multiplier).Subscribe.func2"),
 		goleak.IgnoreAnyFunction("github.com/ThreeDotsLabs/watermill/internal/subscriber.(*multiplier).Subscribe.func3"),
 	)
