@@ -94,10 +94,12 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 // (its "id" field) minted by the client; the message UUID and metadata
 // travel as the fields of the [Marshaler].
 //
-// Publish returns when every message is stored or the call failed; on
-// failure some messages may be stored (each message's fate is in the
-// [*echomq.BatchError]), so a retry can duplicate them: delivery is at
-// least once, deduplicate by UUID where it matters. Errors:
+// A short engine outage (a restart, a failover) is ridden out: the
+// messages not stored are sent again, in order, until Timeout (they then
+// follow any message of the call that was stored). Publish returns when
+// every message is stored or the call failed; on failure some messages may
+// be stored, and a message whose reply was lost may be stored twice:
+// delivery is at least once, deduplicate by UUID where it matters. Errors:
 // [ErrPublisherClosed]; a [*TopicError] or [*echomq.NameError] for a topic
 // that cannot be mapped, a marshaling error or an [*echomq.FieldError]
 // (before any I/O, nothing written); the engine's errors.
@@ -127,7 +129,7 @@ func (p *Publisher) Publish(topic string, messages ...*message.Message) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), p.cfg.Timeout)
 	defer cancel()
-	ids, err := stream.AppendBatch(ctx, records)
+	ids, err := p.append(ctx, stream, records)
 	if err != nil {
 		return err
 	}
@@ -135,6 +137,47 @@ func (p *Publisher) Publish(topic string, messages ...*message.Message) error {
 		p.cfg.Logger.Trace("message published", wmill.LogFields{"topic": topic, "uuid": msg.UUID, "id": ids[i].String()})
 	}
 	return nil
+}
+
+// append appends the records, riding out a short engine outage: records a
+// transient failure kept out are sent again (after the ones stored, in
+// their order) until Timeout.
+func (p *Publisher) append(ctx context.Context, stream *echomq.Stream, records []echomq.Fields) ([]echomq.ID, error) {
+	ids := make([]echomq.ID, len(records))
+	todo := make([]int, len(records))
+	for i := range todo {
+		todo[i] = i
+	}
+	err := retry(ctx, func(ctx context.Context) error {
+		batch := make([]echomq.Fields, len(todo))
+		for j, i := range todo {
+			batch[j] = records[i]
+		}
+		got, err := stream.AppendBatch(ctx, batch)
+		var be *echomq.BatchError
+		switch {
+		case err == nil:
+			for j, i := range todo {
+				ids[i] = got[j]
+			}
+			todo = todo[:0]
+			return nil
+		case errors.As(err, &be) && len(be.Results) == len(todo):
+			left := todo[:0]
+			for j, r := range be.Results {
+				if r.Err == nil {
+					ids[todo[j]] = r.ID
+				} else {
+					left = append(left, todo[j])
+				}
+			}
+			todo = left
+			return err
+		default:
+			return err
+		}
+	})
+	return ids, err
 }
 
 // Close stops the publisher: it waits for the Publish calls under way, and

@@ -84,8 +84,8 @@ func (s *Subscriber) subscribe(ctx context.Context, topic string) (<-chan *messa
 		return nil, err
 	}
 	sub := &subscription{s: s, topic: topic, stream: stream, out: make(chan *message.Message)}
-	// Subscribe's own engine calls end with ctx or Close.
-	callCtx, stopCall := context.WithCancel(ctx)
+	// Subscribe's own engine calls end with ctx, Close or setupTimeout.
+	callCtx, stopCall := context.WithTimeout(ctx, setupTimeout)
 	defer stopCall()
 	defer context.AfterFunc(s.ctx, stopCall)()
 	if s.cfg.ConsumerGroup != "" {
@@ -111,15 +111,29 @@ func (s *Subscriber) subscribe(ctx context.Context, topic string) (<-chan *messa
 // does not exist (and the stream with it), so that messages published
 // before the first Subscribe reach the group. In fan-out it only checks
 // the topic. Errors as Subscribe.
+//
+// Subscribe and SubscribeInitialize ride out a short engine outage: their
+// engine calls are retried for up to 30s.
 func (s *Subscriber) SubscribeInitialize(topic string) error {
 	stream, err := s.stream(topic)
 	if err != nil || s.cfg.ConsumerGroup == "" {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(s.ctx, DefaultPublishTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, setupTimeout)
 	defer cancel()
-	_, err = stream.Group(s.cfg.ConsumerGroup).Create(ctx, s.cfg.Start)
-	return err
+	return s.createGroup(ctx, stream)
+}
+
+// setupTimeout bounds the engine calls of Subscribe and SubscribeInitialize,
+// which ride out a short engine outage.
+const setupTimeout = 30 * time.Second
+
+// createGroup creates the group of stream at Start when missing.
+func (s *Subscriber) createGroup(ctx context.Context, stream *echomq.Stream) error {
+	return retry(ctx, func(ctx context.Context) error {
+		_, err := stream.Group(s.cfg.ConsumerGroup).Create(ctx, s.cfg.Start)
+		return err
+	})
 }
 
 // Close stops every subscription and waits until their channels are
@@ -168,10 +182,25 @@ type subscription struct {
 func (sub *subscription) run() {
 	if sub.consumer != nil {
 		defer sub.release()
-		if err := sub.consumer.Run(sub.ctx); err != nil {
-			sub.log().Error("subscription ended", err, nil)
+		// Run retries what fails while it runs, but not its first call
+		// (creating the group): run it again while the engine is away.
+		for {
+			err := sub.consumer.Run(sub.ctx)
+			if err == nil || sub.ctx.Err() != nil {
+				return
+			}
+			if !transient(err) {
+				sub.log().Error("subscription ended", err, nil)
+				return
+			}
+			sub.log().Info("engine unreachable; retrying", wmill.LogFields{"err": err.Error(), "in": sub.s.cfg.Beat})
+			t := time.NewTimer(sub.s.cfg.Beat)
+			select {
+			case <-t.C:
+			case <-sub.ctx.Done():
+			}
+			t.Stop()
 		}
-		return
 	}
 	sub.fanOut()
 }

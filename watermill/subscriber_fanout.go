@@ -16,7 +16,11 @@ func (sub *subscription) fanOutStart(ctx context.Context) error {
 		sub.from = echomq.Inclusive(echomq.EntryID{})
 		return nil
 	}
-	info, err := sub.stream.Info(ctx)
+	var info echomq.StreamInfo
+	err := retry(ctx, func(ctx context.Context) (err error) {
+		info, err = sub.stream.Info(ctx)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ const minGrace = 20 * time.Millisecond
 // the next free name.
 func (sub *subscription) joinGroup(ctx context.Context) error {
 	cfg := &sub.s.cfg
-	if _, err := sub.stream.Group(cfg.ConsumerGroup).Create(ctx, cfg.Start); err != nil {
+	if err := sub.s.createGroup(ctx, sub.stream); err != nil {
 		return err
 	}
 	slotKey := fmt.Sprintf("%p\x00%s\x00%s", cfg.Client, sub.stream.Key(), cfg.ConsumerGroup)
