@@ -200,3 +200,25 @@ func BenchmarkSubscribe(b *testing.B) {
 		func(c, topic string) { publishAll(b, e.publisher(c), topic, benchRound) },
 		func(c, topic string) { e.consumeAll(c, topic, benchRound) })
 }
+
+// BenchmarkHandoff is the ceiling of any Watermill subscriber: a message
+// handed over a channel and acknowledged, one at a time, with nothing
+// else (no engine, no decoding).
+func BenchmarkHandoff(b *testing.B) {
+	out := make(chan *message.Message)
+	go func() {
+		for i := 0; i < b.N; i++ {
+			m := message.NewMessage("x", nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			m.SetContext(ctx)
+			out <- m
+			<-m.Acked()
+			cancel()
+		}
+	}()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		(<-out).Ack()
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
+}
