@@ -14,7 +14,7 @@ SHELL := bash
 
 GO       ?= go
 PKGS     ?= github.com/echomq/echomq/...
-MODULES  ?= . archive/s3store bench cmd/emq codemojex
+MODULES  ?= . archive/s3store bench cmd/emq codemojex watermill
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
@@ -54,6 +54,12 @@ versitygw: ## Ensure versitygw (the S3-compatible server the archive/s3store tes
 .PHONY: test
 test: deps ## Run every module's tests with the race detector (installs what they need first).
 	$(GO) test -race -count=1 $(PKGS)
+	@# Watermill's suite races in its own engine-restart scenario, so that one runs without -race.
+	$(GO) test -count=1 -run 'TestPubSub' github.com/echomq/echomq/watermill
+
+.PHONY: test/watermill
+test/watermill: redis-server ## Test the Watermill adapter (its own module): -race, then the engine-restart scenario.
+	cd watermill && $(GO) test -race -count=1 ./... && $(GO) test -count=1 -run 'TestPubSub' ./...
 
 .PHONY: test/short
 test/short: ## Run tests in -short mode (no race detector).

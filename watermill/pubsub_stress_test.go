@@ -1,0 +1,35 @@
+//go:build stress
+
+package watermill_test
+
+import (
+	"testing"
+
+	wmill "github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/pubsub/tests"
+)
+
+// TestPubSubStress runs STRESS_TEST_COUNT (default 10) copies of the suite
+// at once on one engine, with the suite's timeouts ×5 and GOMAXPROCS ×2
+// (the stress tag does both inside the suite); every copy's reconnect
+// scenario restarts the shared engine twice:
+//
+//	cd watermill && go test -tags=stress -run TestPubSubStress -timeout 45m -v .
+func TestPubSubStress(t *testing.T) {
+	e := newSuiteEnv(t)
+	features := suiteFeatures(e.command)
+	if raceEnabled {
+		features.RestartServiceCommand = nil // see race_test.go
+	}
+	plain := func(t *testing.T) (message.Publisher, message.Subscriber) {
+		return e.pubSub(t, "g-"+wmill.NewShortUUID())
+	}
+	grouped := func(t *testing.T, group string) (message.Publisher, message.Subscriber) {
+		return e.pubSub(t, group)
+	}
+	t.Run("suite", func(t *testing.T) {
+		tests.TestPubSubStressTest(t, features, plain, grouped)
+	})
+	t.Logf("engine restarts: %d", e.restarts.n.Load())
+}
