@@ -69,9 +69,8 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		if !errors.Is(err, ErrNonMonotonic) {
 			return ID{}, opError("append", s.key, err)
 		}
-		// Another writer is above us: let the engine choose, now and for a
-		// while, instead of paying a refused round trip per append.
-		c.eclock.markHot(s.key)
+		// Refused twice: the script arbitrates this append, and says
+		// whether another writer is above us (then the stream turns hot).
 		c.astats.refused.Add(1)
 	}
 	if opts.Key != "" && opts.ExpectTop.IsZero() && !opts.ExpectEmpty && c.eclock.fast(s.key, id) {
@@ -213,7 +212,6 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts App
 	if opts.plain() && c.eclock.fast(s.key, ids[len(ids)-1]) {
 		todo = s.pipeline(ctx, ids, records, errs)
 		if len(todo) > 0 {
-			c.eclock.markHot(s.key)
 			c.astats.refused.Add(int64(len(todo)))
 		}
 	}

@@ -44,6 +44,13 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 	switch rep.Status {
 	case wire.AppendOK:
 		c.astats.arbitrated.Add(rep.Refused)
+		if rep.Foreign {
+			// Another writer is above this one: let the engine choose, now
+			// and for a while, instead of paying a refused round trip per
+			// append. (A top of this client's own node is one of its own
+			// goroutines' later appends: no reason to leave plain XADDs.)
+			c.eclock.markHot(s.key)
+		}
 		return parseReceipts(rep.Receipts, len(ids))
 	case wire.AppendDup:
 		return dupReceipts(rep.Receipts[0], len(ids), opts.Key)

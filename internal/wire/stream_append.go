@@ -66,6 +66,7 @@ type AppendReply struct {
 	Status   string
 	EngineUs int64    // the engine's clock (TIME) in Unix microseconds
 	Refused  int64    // proposals the script replaced (refused, ahead, or below the top)
+	Foreign  bool     // ok: a proposal fell below a top of another node (the stream is contended)
 	Receipts []string // ok: one per record; dup: the stored receipts, concatenated in one string
 	Top      string   // conflict: the last entry id, "" when the stream is empty
 	SkewTop  bool     // skew: the stream top (true) or the given id (false) is ahead
@@ -114,13 +115,14 @@ func decodeAppend(arr []valkey.ValkeyMessage) (AppendReply, error) {
 	rest := arr[3:]
 	switch rep.Status {
 	case AppendOK:
-		if len(rest) < 1 {
-			return rep, fmt.Errorf("echomq: decode append reply: no refusal count")
+		if len(rest) < 2 {
+			return rep, fmt.Errorf("echomq: decode append reply: no refusal counts")
 		}
 		rep.Refused = laneNum(rest[0])
-		rep.Receipts = make([]string, len(rest)-1)
+		rep.Foreign = laneNum(rest[1]) != 0
+		rep.Receipts = make([]string, len(rest)-2)
 		for i := range rep.Receipts {
-			rep.Receipts[i] = laneStr(rest[i+1])
+			rep.Receipts[i] = laneStr(rest[i+2])
 		}
 	case AppendDup:
 		if len(rest) != 1 {

@@ -7,7 +7,9 @@
 -- lead ms, expected top ('' none, '-' empty, else an entry id), dedupe window
 -- ms, record count, then per record: entry id, receipt, field count, fields.
 --
--- Replies (arrays): {'ok', sec, usec, refused, receipt...}; {'dup', sec,
+-- Replies (arrays): {'ok', sec, usec, refused, foreign, receipt...}, foreign
+-- 1 when a proposal fell at or below a top of another node (another writer
+-- is above this one: the stream is contended), else 0; {'dup', sec,
 -- usec, receipts}; {'conflict', sec, usec, top entry id or ''}; {'skew', sec,
 -- usec, 'id'|'top', instant ms}; {'nonmono', sec, usec}. Other engine errors
 -- (WRONGTYPE) are returned as they are.
@@ -92,6 +94,14 @@ local function add(eid, rc, a, nf)
   return redis.pcall(unpack(args))
 end
 
+-- foreign_top notes whether the top a proposal fell below was written by
+-- another node: then another writer is above this one (a top of this
+-- writer's own node is one of its own later appends).
+local foreign = 0
+local function note_top(ttail)
+  if math.floor(math.min(ttail, TAILMAX) / 4096) ~= node then foreign = 1 end
+end
+
 local function failed(r)
   return type(r) == 'table' and r.err ~= nil
 end
@@ -111,7 +121,7 @@ if expect ~= '' then
   top = last or last_generated()
 end
 
-local out = {'ok', sec, usec, 0}
+local out = {'ok', sec, usec, 0, 0}
 local refused = 0
 local a = 8
 for i = 1, n do
@@ -136,7 +146,10 @@ for i = 1, n do
       local _, ptail = parse(eid)
       ahead = pms > tms or (pms == tms and ptail > ttail)
     end
-    if top ~= nil and not ahead then refused = refused + 1 end
+    if top ~= nil and not ahead then
+      refused = refused + 1
+      if pms <= now + lead then note_top(select(2, parse(top))) end
+    end
     if pms <= now + lead and (top == nil or ahead) then
       local r = add(eid, rc, a, nf)
       if not failed(r) then
@@ -151,6 +164,7 @@ for i = 1, n do
       if top == nil then top = last_entry() or last_generated() end
       for _ = 1, 2 do
         local tms, ttail = parse(top)
+        note_top(ttail)
         if tms > now + maxskew then return {'skew', sec, usec, 'top', tms} end
         local ms, tail
         if ttail > TAILMAX then ms, tail = above(tms, TAILMAX) else ms, tail = above(tms, ttail) end
@@ -171,7 +185,8 @@ for i = 1, n do
   a = a + nf
 end
 out[4] = refused
+out[5] = foreign
 if KEYS[2] then
-  redis.call('SET', KEYS[2], table.concat(out, '', 5), 'PX', window)
+  redis.call('SET', KEYS[2], table.concat(out, '', 6), 'PX', window)
 end
 return out
