@@ -185,7 +185,7 @@ func (a *Archiver) fold(ctx context.Context, stream *echomq.Stream, m *Manifest,
 		if err := a.store.Put(ctx, obj, data, nil); err != nil {
 			return &StoreError{Op: "put", Name: obj, Err: err}
 		}
-		seg := Segment{Name: obj, First: first, Last: last, Count: sw.count, Bytes: int64(len(data)), CreatedAt: a.cfg.Clock().UTC()}
+		seg := Segment{Name: obj, First: first, Last: last, Count: sw.count, Bytes: int64(len(data)), CreatedAt: a.cfg.Clock().UTC(), SHA256: segmentSum(data)}
 		segs = append(segs, seg)
 		bytes += seg.Bytes
 		sw = nil
