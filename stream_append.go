@@ -22,7 +22,7 @@ func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
 	if err := s.ready(ctx); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
-	if err := f.Validate(); err != nil {
+	if err := s.c.checkFields(f); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
 	for attempt := 0; ; attempt++ {
@@ -62,7 +62,7 @@ func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
 	if !id.Is(BrandEvent) {
 		return opError("append", s.key, &KindError{Want: BrandEvent, Got: id.Brand()})
 	}
-	if err := f.Validate(); err != nil {
+	if err := s.c.checkFields(f); err != nil {
 		return opError("append", s.key, err)
 	}
 	return opError("append", s.key, s.add(ctx, id, f))
@@ -156,7 +156,7 @@ func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error
 		return nil, opError("append batch", s.key, err)
 	}
 	for i, f := range records {
-		if err := f.Validate(); err != nil {
+		if err := s.c.checkFields(f); err != nil {
 			return nil, opError("append batch", s.key, fmt.Errorf("record %d: %w", i, err))
 		}
 	}

@@ -154,7 +154,7 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	if s.err != nil {
 		return ID{}, opError("tx append", stream, s.err)
 	}
-	if err := f.Validate(); err != nil {
+	if err := tx.c.checkFields(f); err != nil {
 		return ID{}, opError("tx append", s.key, err)
 	}
 	if tx.retry && !tx.topped[s.key] {
