@@ -61,7 +61,10 @@ func TestTooLarge(t *testing.T) {
 		{"append id", func() error {
 			return s.AppendID(ctx, echomq.MustID(echomq.BrandEvent, echomq.Snowflake(1<<22)), echomq.F("k", big))
 		}},
-		{"append batch", func() error { _, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v"), echomq.F("k", big)}); return err }},
+		{"append batch", func() error {
+			_, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v"), echomq.F("k", big)})
+			return err
+		}},
 	} {
 		err := tc.call()
 		require.ErrorIs(t, err, echomq.ErrTooLarge, tc.name)
