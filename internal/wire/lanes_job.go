@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"github.com/valkey-io/valkey-go"
 	"strconv"
 	"time"
 )
@@ -78,6 +79,12 @@ func (w *Conn) LaneClaim(ctx context.Context, k *LaneKeys, hist int, lease time.
 	if err != nil {
 		return nil, err
 	}
+	return decodeLaneClaim(msg)
+}
+
+// decodeLaneClaim decodes the claim script's reply: laneJobFields values
+// per job.
+func decodeLaneClaim(msg valkey.ValkeyMessage) ([]LaneJob, error) {
 	arr, err := laneArray(msg, "lanes claim", 0)
 	if err != nil {
 		return nil, err
@@ -113,6 +120,11 @@ func (w *Conn) laneVerdict(ctx context.Context, s *lanesScript, k *LaneKeys, arg
 	if err != nil {
 		return LaneVerdict{}, err
 	}
+	return decodeLaneVerdict(msg)
+}
+
+// decodeLaneVerdict decodes a one-job script's reply: [code, state].
+func decodeLaneVerdict(msg valkey.ValkeyMessage) (LaneVerdict, error) {
 	arr, err := laneArray(msg, "lanes verdict", 2)
 	if err != nil {
 		return LaneVerdict{}, err

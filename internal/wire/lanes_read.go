@@ -26,6 +26,11 @@ func (w *Conn) LaneStats(ctx context.Context, k *LaneKeys) (LaneStatsReply, erro
 	if err != nil {
 		return LaneStatsReply{}, err
 	}
+	return decodeLaneStats(msg)
+}
+
+// decodeLaneStats decodes the stats view's reply.
+func decodeLaneStats(msg valkey.ValkeyMessage) (LaneStatsReply, error) {
 	arr, err := laneArray(msg, "lanes stats", 10)
 	if err != nil {
 		return LaneStatsReply{}, err
