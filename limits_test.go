@@ -96,3 +96,19 @@ func TestImpossibleBounds(t *testing.T) {
 	}
 	require.NoError(t, echomq.Span(echomq.Exclusive(echomq.EntryID{Ms: ^uint64(0)}), echomq.Unbounded).Validate())
 }
+
+// TestTxPutTooLarge: a record value above MaxBulkBytes is refused when the
+// transaction buffers it, before any I/O.
+func TestTxPutTooLarge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), MaxBulkBytes: 16})
+	q := echomqtest.Queue(t)
+	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		return tx.Put("t", "k", []byte(strings.Repeat("x", 17)))
+	}, nil)
+	require.ErrorIs(t, err, echomq.ErrTooLarge)
+	_, ok, err := c.Table(q, "t").Get(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, ok, "nothing written")
+}

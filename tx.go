@@ -130,6 +130,9 @@ func (tx *Tx) Put(table, key string, value []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := tx.c.checkFields(Fields{key, string(value)}); err != nil {
+		return err // a value the engine would drop the connection over
+	}
 	tx.ops = append(tx.ops, wire.SetOp(rk, string(value)), wire.SAddOp(keyspace.TableIndexKey(tx.queue, table), key))
 	return nil
 }

@@ -123,6 +123,11 @@ func FuzzReplyDecoders(f *testing.F) {
 		_, _ = decodeLaneClaim(msg)
 		_, _ = decodeLaneVerdict(msg)
 		_, _ = decodeLaneStats(msg)
+		_, _ = decodeLaneJobs(msg)
+		_, _ = decodeLaneJob(msg)
+		if len(data) > 0 {
+			_, _ = decodeLaneEnqueue(msg, int(data[0])%8)
+		}
 		if v, err := msg.ToAny(); err == nil {
 			if g, err := decodeTrimGuard(v); err == nil && g.Refused == "" && (g.Removed < 0 || g.Unarchived > g.Removed) {
 				t.Fatalf("accepted impossible counts %+v", g)

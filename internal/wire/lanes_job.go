@@ -41,11 +41,17 @@ func (w *Conn) LaneEnqueue(ctx context.Context, k *LaneKeys, hist int, as []Lane
 	if err != nil {
 		return nil, err
 	}
-	arr, err := laneArray(msg, "lanes enqueue", 2*len(as))
+	return decodeLaneEnqueue(msg, len(as))
+}
+
+// decodeLaneEnqueue decodes the enqueue script's reply for n jobs: a
+// verdict pair per job.
+func decodeLaneEnqueue(msg valkey.ValkeyMessage, n int) ([]LaneAdmitted, error) {
+	arr, err := laneArray(msg, "lanes enqueue", 2*n)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]LaneAdmitted, len(as))
+	out := make([]LaneAdmitted, n)
 	for i := range out {
 		if laneNum(arr[2*i]) == 1 {
 			out[i] = LaneAdmitted{Admitted: true, Seq: laneNum(arr[2*i+1])}
