@@ -117,10 +117,20 @@ func Between(a, b ID) Range { return Range{From: At(a), To: At(b)} }
 func Span(from, to Bound) Range { return Range{From: from, To: to} }
 
 // Validate returns a [*RangeError] when the lower bound lies above the upper
-// bound.
+// bound, or when a bound excludes everything on its side: an exclusive
+// lower bound at the largest entry id, an exclusive upper bound at 0-0
+// (the engine refuses both).
 func (r Range) Validate() error {
 	if r.err != nil {
 		return r.err
+	}
+	if r.From.set && r.From.excl {
+		if _, ok := r.From.id.Next(); !ok {
+			return &RangeError{From: r.From.lower(), To: r.To.upper(), Reason: "no entry id lies above the largest one"}
+		}
+	}
+	if r.To.set && r.To.excl && r.To.id == (EntryID{}) {
+		return &RangeError{From: r.From.lower(), To: r.To.upper(), Reason: "no entry id lies below 0-0"}
 	}
 	if !r.From.set || !r.To.set {
 		return nil

@@ -44,8 +44,8 @@ type Client struct {
 // set and the engine's version fence holds another version.
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
-	if cfg.NodeID != nil && (*cfg.NodeID < 0 || *cfg.NodeID > MaxNode) {
-		return nil, &ArgumentError{Name: "node id", Reason: fmt.Sprintf("%d is outside 0..%d", *cfg.NodeID, MaxNode)}
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	c := &Client{cfg: cfg, closed: make(chan struct{}), eclock: newEngineClock()}
 	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName}

@@ -1,6 +1,7 @@
 package echomq
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -35,7 +36,8 @@ type Config struct {
 	// never share one.
 	NodeID *int
 
-	// NodeLeaseTTL is the time-to-live of a leased node id. Defaults to 30s.
+	// NodeLeaseTTL is the time-to-live of a leased node id, in
+	// [100ms, 1h]. Defaults to 30s.
 	NodeLeaseTTL time.Duration
 
 	// Clock is the time source of the minter and of time windows relative
@@ -49,20 +51,31 @@ type Config struct {
 
 	// AppendRetries bounds how many times a write that carries an id inside
 	// a larger script (dead letters, replays) takes a new id after another
-	// writer got above the stream top. Defaults to 64.
+	// writer got above the stream top, at most 10000. Defaults to 64.
 	AppendRetries int
 
 	// MaxSkew is how far ahead of the engine's clock an id may lie:
 	// AppendID refuses an id further ahead, and Append refuses to follow a
-	// stream top further ahead, with a [*SkewError]. Defaults to 5s.
+	// stream top further ahead, with a [*SkewError]. At most 1h. Defaults
+	// to 5s.
 	MaxSkew time.Duration
 
 	// DedupeWindow is how long an idempotency key ([AppendOpts.Key])
 	// remembers its append: a repeat within it returns the original
-	// receipts and writes nothing. Defaults to 10 minutes.
+	// receipts and writes nothing. At most 30 days. Defaults to 10 minutes.
 	DedupeWindow time.Duration
 
-	// ClientName is sent to the engine with CLIENT SETNAME. Defaults to "echomq".
+	// MaxBulkBytes is the largest single name or value an append sends.
+	// The engine refuses a bulk string above its proto-max-bulk-len by
+	// dropping the connection (every caller sharing it then fails), so a
+	// larger one is refused before any I/O with a [*FieldError] matching
+	// [ErrTooLarge]. Set it to the engine's proto-max-bulk-len when that
+	// was changed. Defaults to [DefaultMaxBulkBytes] (512 MiB, the
+	// engine's default).
+	MaxBulkBytes int64
+
+	// ClientName is sent to the engine with CLIENT SETNAME: 1..128 bytes,
+	// printable ASCII without spaces. Defaults to "echomq".
 	ClientName string
 
 	// Logger receives background events (lease renewals). Defaults to
@@ -76,18 +89,54 @@ type Config struct {
 // Node returns a pointer to n, for [Config.NodeID].
 func Node(n int) *int { return &n }
 
+// DefaultMaxBulkBytes is the default of [Config.MaxBulkBytes]: the
+// engine's default proto-max-bulk-len.
+const DefaultMaxBulkBytes = 512 << 20
+
+// validate checks the fields withDefaults left set, before any I/O.
+func (c Config) validate() error {
+	bad := func(name, format string, args ...any) error {
+		return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case c.NodeID != nil && (*c.NodeID < 0 || *c.NodeID > MaxNode):
+		return bad("node id", "%d is outside 0..%d", *c.NodeID, MaxNode)
+	case c.NodeLeaseTTL < 100*time.Millisecond || c.NodeLeaseTTL > time.Hour:
+		return bad("node lease ttl", "%v is outside [100ms, 1h]", c.NodeLeaseTTL)
+	case c.AppendRetries < 1 || c.AppendRetries > 10000:
+		return bad("append retries", "%d is outside 1..10000", c.AppendRetries)
+	case c.MaxSkew < time.Millisecond || c.MaxSkew > time.Hour:
+		return bad("max skew", "%v is outside [1ms, 1h]", c.MaxSkew)
+	case c.DedupeWindow < time.Millisecond || c.DedupeWindow > 30*24*time.Hour:
+		return bad("dedupe window", "%v is outside [1ms, 720h]", c.DedupeWindow)
+	case c.MaxBulkBytes < 1:
+		return bad("max bulk bytes", "%d must be positive", c.MaxBulkBytes)
+	case len(c.ClientName) > 128:
+		return bad("client name", "%d bytes: at most 128", len(c.ClientName))
+	}
+	for i := 0; i < len(c.ClientName); i++ {
+		if ch := c.ClientName[i]; ch <= ' ' || ch > '~' {
+			return bad("client name", "byte %q at %d: printable ASCII without spaces only", ch, i)
+		}
+	}
+	return nil
+}
+
 func (c Config) withDefaults() Config {
-	if c.NodeLeaseTTL <= 0 {
+	if c.NodeLeaseTTL == 0 {
 		c.NodeLeaseTTL = 30 * time.Second
 	}
-	if c.AppendRetries <= 0 {
+	if c.AppendRetries == 0 {
 		c.AppendRetries = 64
 	}
-	if c.MaxSkew <= 0 {
+	if c.MaxSkew == 0 {
 		c.MaxSkew = 5 * time.Second
 	}
-	if c.DedupeWindow <= 0 {
+	if c.DedupeWindow == 0 {
 		c.DedupeWindow = 10 * time.Minute
+	}
+	if c.MaxBulkBytes == 0 {
+		c.MaxBulkBytes = DefaultMaxBulkBytes
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"

@@ -50,6 +50,18 @@ const (
 	DefaultGrace         = 10 * time.Second
 )
 
+// Upper bounds of [ConsumerConfig], refused above with an [*ArgumentError]
+// before anything runs: past them a consumer starves the engine or the
+// process (a goroutine per handler, an entry buffer per fetch) rather than
+// doing more work.
+const (
+	MaxConcurrency = 10000
+	MaxCount       = 100000
+	MaxBeat        = time.Hour
+	MaxMinIdle     = 7 * 24 * time.Hour
+	MaxGrace       = time.Hour
+)
+
 // ConsumerConfig configures [Client.Consumer]. Queue, Stream, Group, Start
 // and Handle are required; every other field has a working default.
 type ConsumerConfig struct {
@@ -71,12 +83,13 @@ type ConsumerConfig struct {
 	Handle HandlerFunc
 
 	// Count caps the entries one read or reclaim fetches; it is also the
-	// depth of the queue in front of the handlers. Defaults to 100.
+	// depth of the queue in front of the handlers. Defaults to 100; at most
+	// [MaxCount].
 	Count int
 
 	// Beat is how long a read blocks waiting for new entries and how often
 	// idle entries are reclaimed; it bounds how late a stop is noticed.
-	// Defaults to 1s.
+	// Defaults to 1s; at most [MaxBeat].
 	Beat time.Duration
 
 	// MinIdle is how long an entry must sit unacknowledged before any
@@ -85,11 +98,13 @@ type ConsumerConfig struct {
 	// handler's context ends MinIdle minus a safety margin (a tenth of
 	// MinIdle, plus AckInterval) after the entry was fetched, so no peer
 	// can reclaim an entry while its handler still runs. Keep
-	// Count × handler time well below it. Defaults to 30s.
+	// Count × handler time well below it. Defaults to 30s; at most
+	// [MaxMinIdle].
 	MinIdle time.Duration
 
-	// Concurrency is how many handlers run in parallel. Defaults to 1:
-	// entries are handled one at a time, in fetch order.
+	// Concurrency is how many handlers run in parallel, at most
+	// [MaxConcurrency]. Defaults to 1: entries are handled one at a time,
+	// in fetch order.
 	Concurrency int
 
 	// MaxDeliveries is how many deliveries an entry gets: when the handler
@@ -99,7 +114,8 @@ type ConsumerConfig struct {
 	// dead-lettering (entries are retried forever).
 	MaxDeliveries int
 
-	// AckBatch caps the ids one XACK carries. Defaults to Count.
+	// AckBatch caps the ids one XACK carries. Defaults to Count; at most
+	// [MaxCount].
 	AckBatch int
 
 	// AckInterval is how long acknowledgements may wait to fill a batch.
@@ -108,7 +124,7 @@ type ConsumerConfig struct {
 	AckInterval time.Duration
 
 	// Grace is how long a stopping consumer lets running handlers finish
-	// before it cancels their contexts. Defaults to 10s.
+	// before it cancels their contexts. Defaults to 10s; at most [MaxGrace].
 	Grace time.Duration
 
 	// Logger receives failures, panics, dead letters and retries. Defaults
@@ -190,12 +206,18 @@ func (cfg ConsumerConfig) validate() error {
 		return bad("start", "must be StartNew or StartHead")
 	case cfg.Count < 0, cfg.Concurrency < 0, cfg.AckBatch < 0:
 		return bad("consumer config", "Count, Concurrency and AckBatch must not be negative")
-	case cfg.Beat < time.Millisecond:
-		return bad("beat", "must be at least 1ms")
-	case cfg.MinIdle < time.Millisecond:
-		return bad("min idle", "must be at least 1ms")
-	case cfg.Grace < 0:
-		return bad("grace", "must not be negative")
+	case cfg.Concurrency > MaxConcurrency:
+		return bad("concurrency", fmt.Sprintf("%d is above %d", cfg.Concurrency, MaxConcurrency))
+	case cfg.Count > MaxCount:
+		return bad("count", fmt.Sprintf("%d is above %d", cfg.Count, MaxCount))
+	case cfg.AckBatch > MaxCount:
+		return bad("ack batch", fmt.Sprintf("%d is above %d", cfg.AckBatch, MaxCount))
+	case cfg.Beat < time.Millisecond || cfg.Beat > MaxBeat:
+		return bad("beat", "must lie in [1ms, "+MaxBeat.String()+"]")
+	case cfg.MinIdle < time.Millisecond || cfg.MinIdle > MaxMinIdle:
+		return bad("min idle", "must lie in [1ms, "+MaxMinIdle.String()+"]")
+	case cfg.Grace < 0 || cfg.Grace > MaxGrace:
+		return bad("grace", "must lie in [0, "+MaxGrace.String()+"]")
 	case cfg.AckInterval < 0 || cfg.AckInterval > cfg.MinIdle/4:
 		return bad("ack interval", "must lie in [0, MinIdle/4]")
 	}

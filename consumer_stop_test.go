@@ -114,6 +114,12 @@ func TestConsumerBadConfig(t *testing.T) {
 		{"grace", func(c *echomq.ConsumerConfig) { c.Grace = -1 }, echomq.ErrInvalidArgument},
 		{"ack interval", func(c *echomq.ConsumerConfig) { c.AckInterval = c.MinIdle }, echomq.ErrInvalidArgument},
 		{"negative ack interval", func(c *echomq.ConsumerConfig) { c.AckInterval = -1 }, echomq.ErrInvalidArgument},
+		{"concurrency above max", func(c *echomq.ConsumerConfig) { c.Concurrency = 10_000_000 }, echomq.ErrInvalidArgument},
+		{"count above max", func(c *echomq.ConsumerConfig) { c.Count = echomq.MaxCount + 1 }, echomq.ErrInvalidArgument},
+		{"ack batch above max", func(c *echomq.ConsumerConfig) { c.AckBatch = echomq.MaxCount + 1 }, echomq.ErrInvalidArgument},
+		{"beat above max", func(c *echomq.ConsumerConfig) { c.Beat = echomq.MaxBeat + 1 }, echomq.ErrInvalidArgument},
+		{"min idle above max", func(c *echomq.ConsumerConfig) { c.MinIdle = echomq.MaxMinIdle + 1 }, echomq.ErrInvalidArgument},
+		{"grace above max", func(c *echomq.ConsumerConfig) { c.Grace = echomq.MaxGrace + 1 }, echomq.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -162,7 +162,7 @@ func (d *DeadLetters) Replay(ctx context.Context, id ID) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	if err := dl.Payload.Validate(); err != nil {
+	if err := d.s.c.checkFields(dl.Payload); err != nil {
 		return ID{}, opError("replay", d.dead.key, err)
 	}
 	var found bool

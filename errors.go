@@ -119,9 +119,15 @@ func (e *FieldError) Is(target error) bool { return target == e.err }
 // matches [ErrInvalidRange].
 type RangeError struct {
 	From, To string
+	// Reason says what is wrong when it is not an inverted range (a bound
+	// no entry id can satisfy).
+	Reason string
 }
 
 func (e *RangeError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("echomq: invalid range %s..%s: %s", e.From, e.To, e.Reason)
+	}
 	return fmt.Sprintf("echomq: invalid range: %s is above %s", e.From, e.To)
 }
 

@@ -42,7 +42,7 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 	if err := s.ready(ctx); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
-	if err := f.Validate(); err != nil {
+	if err := s.c.checkFields(f); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
 	if err := opts.validate(); err != nil {
@@ -110,7 +110,7 @@ func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
 	if !id.Is(BrandEvent) {
 		return opError("append", s.key, &KindError{Want: BrandEvent, Got: id.Brand()})
 	}
-	if err := f.Validate(); err != nil {
+	if err := s.c.checkFields(f); err != nil {
 		return opError("append", s.key, err)
 	}
 	c := s.c
@@ -192,7 +192,7 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts App
 		return nil, opError("append batch", s.key, err)
 	}
 	for i, f := range records {
-		if err := f.Validate(); err != nil {
+		if err := s.c.checkFields(f); err != nil {
 			return nil, opError("append batch", s.key, fmt.Errorf("record %d: %w", i, err))
 		}
 	}

@@ -14,6 +14,7 @@ type TrimSpec struct {
 	maxLen int64
 	minID  EntryID
 	exact  bool
+	force  bool
 }
 
 // MaxLen keeps the newest n entries.
@@ -29,6 +30,15 @@ func MinEntry(e EntryID) TrimSpec { return TrimSpec{minID: e} }
 // ("~"): the engine removes whole nodes only, so it may remove fewer entries
 // than asked (often none on a small stream) but never more.
 func (t TrimSpec) Exact() TrimSpec { t.exact = true; return t }
+
+// Force lets the trim run on a stream under archive control (one with an
+// archive watermark, or an archiver's lease), which [Stream.Trim] refuses
+// otherwise: the entries it removes above the watermark were never
+// archived and are destroyed; [Stream.TrimReport] counts them.
+func (t TrimSpec) Force() TrimSpec { t.force = true; return t }
+
+// IsForced reports whether the trim is forced.
+func (t TrimSpec) IsForced() bool { return t.force }
 
 // IsExact reports whether the trim is exact.
 func (t TrimSpec) IsExact() bool { return t.exact }
@@ -46,21 +56,14 @@ func (t TrimSpec) String() string {
 }
 
 // Trim removes entries from the old end of the stream and returns how many
-// it removed. A negative length returns an [*ArgumentError] before any I/O.
-// Trimming a missing stream removes nothing.
+// it removed. A stream under archive control (an archive watermark in
+// "…:archived", or an archiver's lease) is trimmed by its archiver only:
+// Trim refuses it with an [*ArchivedError] (nothing removed) unless the
+// spec is [TrimSpec.Force]d; the check and the trim are one atomic step.
+// A negative length returns an [*ArgumentError] before any I/O. Trimming a
+// missing stream removes nothing. [Stream.TrimReport] also says how many
+// removed entries were never archived.
 func (s *Stream) Trim(ctx context.Context, t TrimSpec) (int64, error) {
-	if err := s.ready(ctx); err != nil {
-		return 0, opError("trim", s.key, err)
-	}
-	var n int64
-	var err error
-	if t.byLen {
-		if t.maxLen < 0 {
-			return 0, opError("trim", s.key, &ArgumentError{Name: "max length", Reason: "must not be negative"})
-		}
-		n, err = s.c.conn.XTrim(ctx, s.key, "MAXLEN", t.exact, strconv.FormatInt(t.maxLen, 10))
-	} else {
-		n, err = s.c.conn.XTrim(ctx, s.key, "MINID", t.exact, t.minID.String())
-	}
-	return n, opError("trim", s.key, err)
+	r, err := s.TrimReport(ctx, t)
+	return r.Removed, err
 }

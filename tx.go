@@ -131,6 +131,9 @@ func (tx *Tx) Put(table, key string, value []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := tx.c.checkFields(Fields{key, string(value)}); err != nil {
+		return err // a value the engine would drop the connection over
+	}
 	tx.ops = append(tx.ops, wire.SetOp(rk, string(value)), wire.SAddOp(keyspace.TableIndexKey(tx.queue, table), key))
 	return nil
 }
@@ -157,7 +160,7 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	if s.err != nil {
 		return ID{}, opError("tx append", stream, s.err)
 	}
-	if err := f.Validate(); err != nil {
+	if err := tx.c.checkFields(f); err != nil {
 		return ID{}, opError("tx append", s.key, err)
 	}
 	floor, known := tx.floor[s.key]

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -71,9 +72,16 @@ type Archiver struct {
 	svc startstop.Service // the background sweeps
 }
 
+// Upper bounds of [Config]: a segment is built in memory, a page is one
+// engine reply.
+const (
+	MaxSegmentEntries = 10_000_000
+	MaxPageSize       = 100_000
+)
+
 // New returns an archiver of client's streams into store; nil cfg means
 // the defaults. It returns an [*echomq.ArgumentError] for a nil client or
-// store, a negative knob or a stream named by two policies, and a policy's
+// store, a negative knob or one above its bound, or a stream named by two policies, and a policy's
 // [*echomq.NameError] or [*echomq.ArgumentError]; all before any I/O.
 func New(client *echomq.Client, store Store, cfg *Config) (*Archiver, error) {
 	if client == nil {
@@ -88,6 +96,9 @@ func New(client *echomq.Client, store Store, cfg *Config) (*Archiver, error) {
 	}
 	if c.Tick < 0 || c.SegmentEntries < 0 || c.PageSize < 0 || c.LockTTL < 0 || c.KeepManifests < 0 {
 		return nil, &echomq.ArgumentError{Name: "archive config", Reason: "tick, segment entries, page size, lock TTL and kept manifests must not be negative"}
+	}
+	if c.SegmentEntries > MaxSegmentEntries || c.PageSize > MaxPageSize {
+		return nil, &echomq.ArgumentError{Name: "archive config", Reason: fmt.Sprintf("segment entries at most %d, page size at most %d", MaxSegmentEntries, MaxPageSize)}
 	}
 	if c.LockTTL > 0 && c.LockTTL < 30*time.Millisecond {
 		return nil, &echomq.ArgumentError{Name: "archive config", Reason: "lock TTL below 30ms"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -131,13 +132,20 @@ func (a *Archiver) cycle(ctx context.Context, p Policy, res *CycleResult) error 
 	return nil
 }
 
-// trim removes the live entries at or below w: XTRIM MINID = succ(w).
+// trim removes the live entries at or below w: XTRIM MINID = succ(w). It
+// is the archive's own path, past the guard of echomq.Stream.Trim (which
+// refuses a stream under archive control): a trim at the watermark can
+// only remove archived entries, so it is safe by construction.
 func (a *Archiver) trim(ctx context.Context, stream *echomq.Stream, w echomq.ID) (int64, error) {
 	succ, ok := w.EntryID().Next()
 	if !ok {
 		return 0, nil
 	}
-	return stream.Trim(ctx, echomq.MinEntry(succ).Exact())
+	n, err := clientconn.Of(stream.Client()).XTrim(ctx, stream.Key(), "MINID", true, succ.String())
+	if err != nil {
+		return n, &echomq.OpError{Op: "trim", Key: stream.Key(), Err: err}
+	}
+	return n, nil
 }
 
 // slice returns the range of live entries this cycle folds, with a count
@@ -185,7 +193,7 @@ func (a *Archiver) fold(ctx context.Context, stream *echomq.Stream, m *Manifest,
 		if err := a.store.Put(ctx, obj, data, nil); err != nil {
 			return &StoreError{Op: "put", Name: obj, Err: err}
 		}
-		seg := Segment{Name: obj, First: first, Last: last, Count: sw.count, Bytes: int64(len(data)), CreatedAt: a.cfg.Clock().UTC()}
+		seg := Segment{Name: obj, First: first, Last: last, Count: sw.count, Bytes: int64(len(data)), CreatedAt: a.cfg.Clock().UTC(), SHA256: segmentSum(data)}
 		segs = append(segs, seg)
 		bytes += seg.Bytes
 		sw = nil

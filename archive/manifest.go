@@ -10,8 +10,14 @@ import (
 	"github.com/echomq/echomq/internal/keyspace"
 )
 
-// manifestFormat is the version of the manifest layout.
-const manifestFormat = 1
+// The versions of the manifest layout. Format 2 carries a SHA-256 of
+// every segment and of the manifest itself; format 1 (written before
+// checksums existed) carries neither and is still read: its segments are
+// checked by size and by the guarded decoder only (see docs/archive.md).
+const (
+	manifestFormatLegacy = 1
+	manifestFormat       = 2
+)
 
 // Manifest is the committed state of one stream's archive: its segments in
 // id order and the watermark W, the id of the newest archived entry. Every
@@ -38,6 +44,10 @@ type Segment struct {
 	Count       int64     // entries
 	Bytes       int64     // object size
 	CreatedAt   time.Time // when the archiver wrote it
+	// SHA256 is the lowercase hex SHA-256 of the object's bytes, checked
+	// before a read decodes them; empty for a segment committed by a
+	// format 1 manifest (no checksum is known).
+	SHA256 string
 }
 
 // FirstEntry returns the entry id of the segment's first entry.
@@ -99,6 +109,10 @@ type manifestJSON struct {
 	Bytes       int64         `json:"bytes"`
 	CommittedAt time.Time     `json:"committed_at"`
 	Segments    []segmentJSON `json:"segments"`
+	// Checksum is "sha256:<hex>" of the file's bytes with this value's hex
+	// digits replaced by zeros (format 2); the last member, so the file
+	// stays plain JSON any tool reads.
+	Checksum string `json:"checksum,omitempty"`
 }
 
 type segmentJSON struct {
@@ -110,6 +124,7 @@ type segmentJSON struct {
 	Count     int64     `json:"count"`
 	Bytes     int64     `json:"bytes"`
 	CreatedAt time.Time `json:"created_at"`
+	SHA256    string    `json:"sha256,omitempty"`
 }
 
 // encode renders the manifest as indented JSON.
@@ -122,10 +137,11 @@ func (m *Manifest) encode() []byte {
 	}
 	for i, s := range m.Segments {
 		j.Segments[i] = segmentJSON{Name: s.Name, First: s.First.String(), Last: s.Last.String(),
-			FirstMs: int64(s.FirstEntry().Ms), LastMs: int64(s.LastEntry().Ms), Count: s.Count, Bytes: s.Bytes, CreatedAt: s.CreatedAt}
+			FirstMs: int64(s.FirstEntry().Ms), LastMs: int64(s.LastEntry().Ms), Count: s.Count, Bytes: s.Bytes, CreatedAt: s.CreatedAt, SHA256: s.SHA256}
 	}
+	j.Checksum = checksumPlaceholder
 	b, _ := json.MarshalIndent(j, "", "  ") // strings, ints and times only: cannot fail
-	return append(b, '\n')
+	return sealManifest(append(b, '\n'))
 }
 
 // CorruptError says why a manifest or segment cannot be used; it matches
@@ -151,7 +167,16 @@ func decodeManifest(name, q, s string, gen uint64, b []byte) (*Manifest, error) 
 	if err := json.Unmarshal(b, &j); err != nil {
 		return bad("%v", err)
 	}
-	if j.Format != manifestFormat {
+	switch j.Format {
+	case manifestFormat:
+		if err := checkManifestSeal(b, j.Checksum); err != nil {
+			return bad("%v", err)
+		}
+	case manifestFormatLegacy:
+		if j.Checksum != "" {
+			return bad("a format 1 manifest with a checksum")
+		}
+	default:
 		return bad("unknown format %d", j.Format)
 	}
 	if j.Queue != q || j.Stream != s || j.Generation != gen {
@@ -169,8 +194,8 @@ func decodeManifest(name, q, s string, gen uint64, b []byte) (*Manifest, error) 
 		if err1 != nil || err2 != nil {
 			return bad("segment %d: bad ids %q..%q", i, sj.First, sj.Last)
 		}
-		if first.Compare(last) > 0 || sj.Count < 1 || sj.Bytes < 0 {
-			return bad("segment %d: first above last, or a count below 1", i)
+		if first.Compare(last) > 0 || sj.Count < 1 || sj.Bytes < 12 {
+			return bad("segment %d: first above last, a count below 1 or a size below 12 bytes", i)
 		}
 		if i > 0 && m.Segments[i-1].Last.Compare(first) >= 0 {
 			return bad("segment %d overlaps or precedes segment %d", i, i-1)
@@ -178,7 +203,13 @@ func decodeManifest(name, q, s string, gen uint64, b []byte) (*Manifest, error) 
 		if sj.Name != segmentName(q, s, first, last) {
 			return bad("segment %d: name %q does not match its range", i, sj.Name)
 		}
-		m.Segments[i] = Segment{Name: sj.Name, First: first, Last: last, Count: sj.Count, Bytes: sj.Bytes, CreatedAt: sj.CreatedAt}
+		if sj.SHA256 != "" && !isSHA256Hex(sj.SHA256) {
+			return bad("segment %d: sha256 %q is not 64 lowercase hex digits", i, truncate(sj.SHA256))
+		}
+		if j.Format == manifestFormatLegacy && sj.SHA256 != "" {
+			return bad("segment %d: a checksum in a format 1 manifest", i)
+		}
+		m.Segments[i] = Segment{Name: sj.Name, First: first, Last: last, Count: sj.Count, Bytes: sj.Bytes, CreatedAt: sj.CreatedAt, SHA256: sj.SHA256}
 		entries += sj.Count
 		size += sj.Bytes
 	}

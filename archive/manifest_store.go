@@ -38,7 +38,7 @@ func loadManifest(ctx context.Context, store Store, q, name string) (*Manifest, 
 			return &Manifest{Queue: q, Stream: name}, err
 		}
 		obj := manifestName(q, name, gen)
-		b, err := store.Get(ctx, obj)
+		b, err := getLimited(ctx, store, obj, MaxManifestBytes)
 		if errors.Is(err, ErrNotFound) {
 			// Listed a moment ago: a cycle committed a newer generation and
 			// pruned this one meanwhile. List again.
@@ -49,6 +49,9 @@ func loadManifest(ctx context.Context, store Store, q, name string) (*Manifest, 
 		}
 		if err != nil {
 			return nil, &StoreError{Op: "get", Name: obj, Err: err}
+		}
+		if len(b) > MaxManifestBytes {
+			return nil, &CorruptError{Name: obj, Reason: fmt.Sprintf("larger than %d bytes", MaxManifestBytes)}
 		}
 		return decodeManifest(obj, q, name, gen, b)
 	}

@@ -2,7 +2,6 @@ package archive
 
 import (
 	"context"
-	"errors"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/clientconn"
@@ -138,14 +137,7 @@ func (rd *Reader) scanArchive(ctx context.Context, m *Manifest, ar echomq.Range,
 		if rev {
 			seg = segs[len(segs)-1-k]
 		}
-		b, err := rd.store.Get(ctx, seg.Name)
-		if errors.Is(err, ErrNotFound) {
-			return false, &CorruptError{Name: seg.Name, Reason: "the manifest names a segment the store does not hold"}
-		}
-		if err != nil {
-			return false, &StoreError{Op: "get", Name: seg.Name, Err: err}
-		}
-		sf, err := openSegment(seg.Name, b)
+		sf, err := loadSegment(ctx, rd.store, seg)
 		if err != nil {
 			return false, err
 		}

@@ -139,9 +139,18 @@ type segmentFile struct {
 	rows   []segmentRow // reused by each row group's decode
 }
 
-// openSegment parses a segment's footer and row group index.
-func openSegment(name string, b []byte) (*segmentFile, error) {
-	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+// openSegment parses a segment's footer and row group index. The decoder
+// is guarded: a panic inside it becomes a [*CorruptError] (a checksum-valid
+// file can still be hostile when its manifest was forged), the footer is
+// framed and bounded before it is parsed, and a row group larger than the
+// writer ever makes is refused before it is decoded.
+func openSegment(name string, b []byte) (sf *segmentFile, err error) {
+	defer guard(name, &err)
+	if err := checkFooter(b); err != nil {
+		return nil, &CorruptError{Name: name, Reason: err.Error()}
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)),
+		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, &CorruptError{Name: name, Reason: err.Error()}
 	}
@@ -150,7 +159,18 @@ func openSegment(name string, b []byte) (*segmentFile, error) {
 	if err := json.Unmarshal([]byte(raw), &groups); err != nil || len(groups) != len(f.RowGroups()) {
 		return nil, &CorruptError{Name: name, Reason: "missing or bad row group index"}
 	}
-	sf := &segmentFile{name: name, file: f, groups: make([][2]echomq.EntryID, len(groups))}
+	for i, rg := range f.RowGroups() {
+		if n := rg.NumRows(); n < 1 || n > rowGroupRows {
+			return nil, &CorruptError{Name: name, Reason: fmt.Sprintf("row group %d claims %d rows (1..%d)", i, n, rowGroupRows)}
+		}
+		for _, cc := range f.Metadata().RowGroups[i].Columns {
+			if cc.MetaData.TotalCompressedSize < 0 || cc.MetaData.TotalCompressedSize > int64(len(b)) ||
+				cc.MetaData.TotalUncompressedSize < 0 || cc.MetaData.TotalUncompressedSize > maxGroupBytes {
+				return nil, &CorruptError{Name: name, Reason: fmt.Sprintf("row group %d: a column chunk claims %d bytes (%d uncompressed)", i, cc.MetaData.TotalCompressedSize, cc.MetaData.TotalUncompressedSize)}
+			}
+		}
+	}
+	sf = &segmentFile{name: name, file: f, groups: make([][2]echomq.EntryID, len(groups))}
 	for i, g := range groups {
 		a, err1 := echomq.ParseEntryID(g[0])
 		b, err2 := echomq.ParseEntryID(g[1])
@@ -160,6 +180,19 @@ func openSegment(name string, b []byte) (*segmentFile, error) {
 		sf.groups[i] = [2]echomq.EntryID{a, b}
 	}
 	return sf, nil
+}
+
+// maxGroupBytes bounds one column chunk's decoded size. A row group holds
+// at most rowGroupRows entries and an engine value at most 512 MiB, but the
+// writer's chunks are far below this; a claim above it is refused rather
+// than allocated.
+const maxGroupBytes = 4 << 30
+
+// guard turns a panic of the Parquet decoder into a [*CorruptError].
+func guard(name string, err *error) {
+	if p := recover(); p != nil {
+		*err = &CorruptError{Name: name, Reason: fmt.Sprintf("undecodable (decoder panic: %v)", p)}
+	}
 }
 
 // scan yields the segment's events in r, ascending or descending, decoding
@@ -176,7 +209,7 @@ func (sf *segmentFile) scan(r echomq.Range, reverse bool, yield func(echomq.Even
 		if !overlaps(r, sf.groups[i][0], sf.groups[i][1]) {
 			continue
 		}
-		evs, err := sf.decodeGroup(groups[i])
+		evs, err := sf.decodeGroup(i, groups[i])
 		if err != nil {
 			return false, err
 		}
@@ -218,7 +251,10 @@ func aboveUpper(e echomq.EntryID, b echomq.Bound) bool {
 	return c > 0 || c == 0 && excl
 }
 
-func (sf *segmentFile) decodeGroup(rg parquet.RowGroup) ([]echomq.Event, error) {
+// decodeGroup decodes row group i (rg); every row must lie in the group's
+// indexed span, ascending.
+func (sf *segmentFile) decodeGroup(gi int, rg parquet.RowGroup) (evs []echomq.Event, err error) {
+	defer guard(sf.name, &err)
 	rd := parquet.NewGenericRowGroupReader[segmentRow](rg)
 	defer rd.Close()
 	if n := int(rg.NumRows()); cap(sf.rows) < n {
@@ -239,9 +275,19 @@ func (sf *segmentFile) decodeGroup(rg parquet.RowGroup) ([]echomq.Event, error) 
 			break
 		}
 	}
-	evs := make([]echomq.Event, read)
+	if read != len(rows) {
+		return nil, &CorruptError{Name: sf.name, Reason: fmt.Sprintf("a row group of %d rows decoded %d", len(rows), read)}
+	}
+	evs = make([]echomq.Event, read)
+	var prev echomq.EntryID
+	span := sf.groups[gi]
 	for i := range evs {
 		row := &rows[i]
+		e := echomq.EntryID{Ms: uint64(row.Ms), Seq: uint64(row.Seq)}
+		if row.Ms < 0 || row.Seq < 0 || i > 0 && prev.Compare(e) >= 0 || e.Compare(span[0]) < 0 || e.Compare(span[1]) > 0 {
+			return nil, &CorruptError{Name: sf.name, Reason: fmt.Sprintf("row group %d row %d: entry %d-%d out of order or outside %s..%s", gi, i, row.Ms, row.Seq, span[0], span[1])}
+		}
+		prev = e
 		ev := echomq.Event{Entry: echomq.EntryID{Ms: uint64(row.Ms), Seq: uint64(row.Seq)}, Fields: make(echomq.Fields, 0, 2*len(row.Fields))}
 		if row.ID != "" {
 			id, err := echomq.ParseEventID(row.ID)

@@ -49,10 +49,11 @@ const (
 	tableIdentities = "identities" // "<provider>.<subject>" → PLR id
 	tableSessions   = "sessions"   // hex SHA-256 of a token → session
 	tableWallets    = "wallets"    // PLR id → Wallet
+	tableRevoked    = "op-revoked" // operator session nonce → expiry ms (signed out)
 )
 
 // Tables lists the engine's tables, for the keyspace registry.
-var Tables = []string{tableRooms, tableGames, tableMembers, tableGuesses, tablePending, tablePlayers, tableIdentities, tableSessions, tableWallets}
+var Tables = []string{tableRooms, tableGames, tableMembers, tableGuesses, tablePending, tablePlayers, tableIdentities, tableSessions, tableWallets, tableRevoked}
 
 // Brands of the ids the engine mints.
 const (

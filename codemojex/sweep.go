@@ -131,6 +131,13 @@ func (e *Engine) RunSweep(ctx context.Context, every time.Duration) error {
 		if res.Closed > 0 || res.Settled > 0 {
 			e.log.Info("codemojex: sweep", "closed", res.Closed, "settled", res.Settled)
 		}
+		if n%60 == 0 {
+			if k, err := e.PruneSessions(ctx); err != nil && ctx.Err() == nil {
+				e.log.Warn("codemojex: prune sessions", "err", err)
+			} else if k > 0 {
+				e.log.Info("codemojex: pruned expired sessions", "sessions", k)
+			}
+		}
 		if n%30 == 0 {
 			if k, err := e.Requeue(ctx); err != nil && ctx.Err() == nil {
 				e.log.Warn("codemojex: requeue", "err", err)

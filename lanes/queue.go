@@ -1,6 +1,7 @@
 package lanes
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -43,6 +44,29 @@ type Config struct {
 	// History is how many transitions each job keeps in its history list.
 	// Defaults to 32; a negative value keeps none.
 	History int
+}
+
+// Upper bounds of [Config], refused above with an [*echomq.ArgumentError]
+// by [New]: a payload travels as one engine value (its proto-max-bulk-len
+// is 512 MiB by default), and attempts and history are counters a script
+// walks.
+const (
+	MaxPayloadLimit = 512 << 20
+	MaxAttemptsMax  = 1000
+	MaxHistory      = 1000
+)
+
+// validate checks the fields that have no default meaning past a bound.
+func (c Config) validate() error {
+	switch {
+	case c.MaxPayload > MaxPayloadLimit:
+		return argError("max payload", strconv.Itoa(c.MaxPayload)+" bytes is above "+strconv.Itoa(MaxPayloadLimit))
+	case c.MaxAttempts > MaxAttemptsMax:
+		return argError("max attempts", strconv.Itoa(c.MaxAttempts)+" is above "+strconv.Itoa(MaxAttemptsMax))
+	case c.History > MaxHistory:
+		return argError("history", strconv.Itoa(c.History)+" is above "+strconv.Itoa(MaxHistory))
+	}
+	return nil
 }
 
 func (c Config) withDefaults() Config {
@@ -93,6 +117,12 @@ func New(client *echomq.Client, queue string, cfg *Config) (*Queue, error) {
 	var c Config
 	if cfg != nil {
 		c = *cfg
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, argError("client", "must not be nil")
 	}
 	q := &Queue{
 		client: client,

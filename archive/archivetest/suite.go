@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T) archive.Store) {
 		{"Large", testLarge},
 		{"Delete", testDelete},
 		{"Lock", testLock},
+		{"GetLimit", testGetLimit},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -209,4 +210,27 @@ func testLock(t *testing.T, s archive.Store) {
 	require.Empty(t, objs, "locks are not objects")
 	_, err = l.Lock(ctx, "../x")
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+}
+
+// testGetLimit: a store with [archive.LimitGetter] returns a small object
+// whole and at most max+1 bytes of a larger one.
+func testGetLimit(t *testing.T, s archive.Store) {
+	lg, ok := s.(archive.LimitGetter)
+	if !ok {
+		t.Skip("the store has no GetLimit")
+	}
+	ctx := context.Background()
+	data := bytes.Repeat([]byte("0123456789"), 100)
+	require.NoError(t, s.Put(ctx, "limit/obj", data, nil))
+	for _, tc := range []struct {
+		max  int64
+		want int
+	}{{1000, 1000}, {5000, 1000}, {999, 1000}, {10, 11}, {0, 1}} {
+		got, err := lg.GetLimit(ctx, "limit/obj", tc.max)
+		require.NoError(t, err)
+		require.Len(t, got, tc.want, "max %d", tc.max)
+		require.True(t, bytes.Equal(data[:tc.want], got))
+	}
+	_, err := lg.GetLimit(ctx, "limit/missing", 10)
+	require.ErrorIs(t, err, archive.ErrNotFound)
 }

@@ -147,6 +147,26 @@ func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
 	return b, err
 }
 
+// GetLimit is Get reading at most limit+1 bytes ([archive.LimitGetter]): a
+// file larger than limit is never read whole.
+func (s *Store) GetLimit(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if err := archive.CheckName(name); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, archive.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return archive.LimitReadAll(f, limit)
+}
+
 // List returns the objects whose names start with prefix, sorted by name;
 // temporary files and the lock directory are not objects. Errors:
 // [*echomq.ArgumentError] for a bad prefix; the file system's errors.

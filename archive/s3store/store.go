@@ -157,6 +157,24 @@ func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
 	return b, nil
 }
 
+// GetLimit is Get reading at most limit+1 bytes ([archive.LimitGetter]): an
+// object larger than limit is never read whole.
+func (s *Store) GetLimit(ctx context.Context, name string, limit int64) ([]byte, error) {
+	if err := archive.CheckName(name); err != nil {
+		return nil, err
+	}
+	obj, err := s.c.GetObject(ctx, s.bucket, s.prefix+name, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, notFound(err)
+	}
+	defer obj.Close()
+	b, err := archive.LimitReadAll(obj, limit)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return b, nil
+}
+
 func notFound(err error) error {
 	if resp := minio.ToErrorResponse(err); resp.Code == "NoSuchKey" || resp.StatusCode == http.StatusNotFound && resp.Code != "NoSuchBucket" {
 		return archive.ErrNotFound

@@ -185,6 +185,7 @@ func (s *Server) guessOne(w http.ResponseWriter, r *http.Request, p codemojex.Pl
 		case <-voided:
 		case <-t.C:
 		case <-r.Context().Done():
+		case <-s.closed: // shutting down: answer now, the client polls again
 		}
 		t.Stop()
 		stopGame()

@@ -2,10 +2,12 @@ package api
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -37,7 +39,16 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	mux   *http.ServeMux
+
+	closed    chan struct{} // closed by Close: long-polls answer at once
+	closeOnce sync.Once
 }
+
+// Close ends every waiting long-poll (GET /api/guesses/{id}?wait=) at
+// once with the guess as it stands, and makes later waits answer without
+// waiting: register it with http.Server.RegisterOnShutdown, so a shutdown
+// does not sit out the waits.
+func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
 
 // New returns the API server. The views and the hub must be running
 // (Views.Run, Hub.Run) for the read models and the waits to move.
@@ -46,7 +57,7 @@ func New(e *codemojex.Engine, v *views.Views, hub *views.Hub, cfg Config) *Serve
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{e: e, views: v, hub: hub, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s := &Server{e: e, views: v, hub: hub, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), closed: make(chan struct{})}
 	s.routes()
 	return s
 }
@@ -88,6 +99,17 @@ func (s *Server) routes() {
 	})
 }
 
+// tokenOK compares a presented operator token with the configured one in
+// constant time over their SHA-256 digests, so neither its bytes nor its
+// length leak through timing; an unset token matches nothing.
+func tokenOK(got, want string) bool {
+	if want == "" {
+		return false
+	}
+	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(g[:], w[:]) == 1
+}
+
 // bearer returns the token of an "Authorization: Bearer" header.
 func bearer(r *http.Request) string {
 	h := r.Header.Get("Authorization")
@@ -114,7 +136,7 @@ func (s *Server) player(h func(http.ResponseWriter, *http.Request, codemojex.Pla
 func (s *Server) operator(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		tok := bearer(r)
-		if s.cfg.OperatorToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.OperatorToken)) != 1 {
+		if !tokenOK(tok, s.cfg.OperatorToken) {
 			s.failWith(w, http.StatusUnauthorized, CodeUnauthorized, "operator token required")
 			return
 		}

@@ -82,14 +82,15 @@ func logger(w io.Writer, level string) (*slog.Logger, error) {
 
 func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 	var cfg ServeConfig
-	var demo, devSignIn, level string
+	var demo, devSignIn, level, tokenFile string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the JSON API, the scoring workers, the sweep and the projections (default)",
 		Long: `Serve the JSON API, the scoring workers, the sweep and the projections until SIGINT or SIGTERM.
 With no engine URL it runs on the embedded in-process engine and seeds two demo rooms.
 
-Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN,
+Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN (or
+CODEMOJEX_OPERATOR_TOKEN_FILE; a token is never printed unless generated), CODEMOJEX_SECURE_COOKIES,
 CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS, CODEMOJEX_PUBLIC_URL.
 Telegram: CODEMOJEX_TELEGRAM_BOT_TOKEN runs the bot (and enables the Mini App sign-in), by long
 polling; with CODEMOJEX_TELEGRAM_WEBHOOK_SECRET too it takes updates at POST /telegram/webhook
@@ -106,6 +107,9 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 			if cfg.DevSignIn, err = auto("--dev-signin", devSignIn, cfg.URL == ""); err != nil {
 				return err
 			}
+			if cfg.OperatorToken, err = operatorToken(tokenFile); err != nil {
+				return err
+			}
 			cfg.Logger, cfg.Out, cfg.Notice = log, stdout, stderr
 			return Serve(cmd.Context(), cfg)
 		},
@@ -114,7 +118,10 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 	f.StringVar(&cfg.Addr, "addr", env("CODEMOJEX_ADDR", "127.0.0.1:8080"), "listen address")
 	f.StringVar(&cfg.URL, "url", env("EMQ_URL", ""), "engine URL (redis://host:port); empty runs the embedded engine")
 	f.StringVar(&cfg.Queue, "queue", "cm", "queue holding the game")
-	f.StringVar(&cfg.OperatorToken, "operator-token", env("CODEMOJEX_OPERATOR_TOKEN", ""), "token of the operator routes (random when empty)")
+	// The operator token comes from the environment or a file, never from
+	// a flag: a flag's value shows in process listings.
+	f.StringVar(&tokenFile, "operator-token-file", env("CODEMOJEX_OPERATOR_TOKEN_FILE", ""), "file holding the operator token (else $CODEMOJEX_OPERATOR_TOKEN; random when neither is set)")
+	f.BoolVar(&cfg.SecureCookies, "secure-cookies", envBool("CODEMOJEX_SECURE_COOKIES"), "mark cookies Secure and send HSTS (behind a TLS proxy)")
 	f.StringVar(&devSignIn, "dev-signin", env("CODEMOJEX_DEV_SIGNIN", "auto"), "the sign-in by name, which trusts any name (POST /api/auth/dev): auto (on for the embedded engine only), true or false")
 	// The bot token comes from the environment only, so it stays out of
 	// process listings.
@@ -204,4 +211,28 @@ func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Re
 		err = serr
 	}
 	return rep, err
+}
+
+// operatorToken reads the operator token from file (its first line) or
+// else from $CODEMOJEX_OPERATOR_TOKEN; "" lets Serve generate one.
+func operatorToken(file string) (string, error) {
+	if file == "" {
+		return os.Getenv("CODEMOJEX_OPERATOR_TOKEN"), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("operator token file: %w", err)
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	if tok = strings.TrimSpace(tok); tok == "" {
+		return "", fmt.Errorf("operator token file %s is empty", file)
+	}
+	return tok, nil
+}
+
+// envBool reads a boolean environment variable; unset or unparsable is
+// false.
+func envBool(name string) bool {
+	v, err := strconv.ParseBool(os.Getenv(name))
+	return err == nil && v
 }

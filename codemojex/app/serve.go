@@ -38,8 +38,31 @@ type ServeConfig struct {
 	// Queue holds the game. Defaults to "cm".
 	Queue string
 	// OperatorToken guards the operator routes. Defaults to "": a random
-	// token is made and printed.
+	// token is made and printed in the banner (the only time a token is
+	// printed: a configured one never is).
 	OperatorToken string
+	// SecureCookies marks the operator session cookie Secure (and sends
+	// Strict-Transport-Security), for a server behind a TLS proxy.
+	// Defaults to false: Secure only on a TLS connection.
+	SecureCookies bool
+	// ReadTimeout bounds reading one request, body included (a body
+	// trickled in is cut off); WriteTimeout bounds writing one answer
+	// (long-polls wait less; event streams set deadlines per write);
+	// IdleTimeout closes idle keep-alive connections. Default to 15s,
+	// 60s and 120s.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ShutdownGrace is how long a stop waits for requests in flight, and
+	// then, separately, for the scoring workers. Defaults to 10s.
+	ShutdownGrace time.Duration
+	// SignInRate, OperatorSignInRate and GuessRate are the rate limits
+	// (429 with Retry-After past them): sign-ins and operator sign-ins per
+	// client address, guesses per session. Default to
+	// [DefaultSignInRate], [DefaultOperatorSignInRate] and
+	// [DefaultGuessRate]; a PerSecond below 0 turns a limit off.
+	SignInRate, OperatorSignInRate, GuessRate Rate
+	// MaxStreams and MaxStreamsPerClient cap the live feed's event streams
+	// (see web.Config). Default to the web package's defaults.
+	MaxStreams, MaxStreamsPerClient int
 	// DevSignIn enables the sign-in by name.
 	DevSignIn bool
 	// TelegramBotToken verifies Telegram Mini App sign-ins on the web app
@@ -96,9 +119,17 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	cfg.Addr = cmp.Or(cfg.Addr, "127.0.0.1:8080")
 	cfg.Workers = cmp.Or(cfg.Workers, 256)
 	cfg.Sweep = cmp.Or(cfg.Sweep, time.Second)
+	cfg.ReadTimeout = cmp.Or(cfg.ReadTimeout, 15*time.Second)
+	cfg.WriteTimeout = cmp.Or(cfg.WriteTimeout, 60*time.Second)
+	cfg.IdleTimeout = cmp.Or(cfg.IdleTimeout, 120*time.Second)
+	cfg.ShutdownGrace = cmp.Or(cfg.ShutdownGrace, 10*time.Second)
+	cfg.SignInRate = cmp.Or(cfg.SignInRate, DefaultSignInRate)
+	cfg.OperatorSignInRate = cmp.Or(cfg.OperatorSignInRate, DefaultOperatorSignInRate)
+	cfg.GuessRate = cmp.Or(cfg.GuessRate, DefaultGuessRate)
 	log := cmp.Or(cfg.Logger, slog.Default())
 	out := cmp.Or[io.Writer](cfg.Out, io.Discard)
-	if cfg.OperatorToken == "" {
+	generated := cfg.OperatorToken == ""
+	if generated {
 		b := make([]byte, 16)
 		_, _ = rand.Read(b)
 		cfg.OperatorToken = hex.EncodeToString(b)
@@ -141,14 +172,16 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	// The API answers /api/; the web app (pages, live feed, Telegram
 	// sign-in) answers the rest.
 	mux := http.NewServeMux()
-	mux.Handle("/api/", api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log}))
-	ops, err := operator.New(eng, operator.Config{OperatorToken: cfg.OperatorToken, Logger: log})
+	apiSrv := api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
+	mux.Handle("/api/", apiSrv)
+	ops, err := operator.New(eng, operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("/op/", ops) // the operator pages
-	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log})
+	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log,
+		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot
 	if cfg.TelegramBotToken != "" {
@@ -167,11 +200,18 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		}
 	}
 	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           newHarden(mux, cfg),
+		ReadHeaderTimeout: min(10*time.Second, cfg.ReadTimeout),
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	srv.RegisterOnShutdown(webApp.Close) // live feeds end so Shutdown can finish
+	// At shutdown, live feeds and long-polls answer at once, so Shutdown
+	// finishes as soon as their answers are written.
+	srv.RegisterOnShutdown(webApp.Close)
+	srv.RegisterOnShutdown(apiSrv.Close)
 
 	// Background parts stop after the HTTP server and the worker.
 	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -203,7 +243,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	banner(out, base, client.Embedded(), cfg, rooms)
+	banner(out, base, client.Embedded(), cfg, rooms, generated)
 	if cfg.Ready != nil {
 		cfg.Ready(base)
 	}
@@ -214,12 +254,16 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	case runErr = <-served:
 	}
 	log.Info("codemojex: stopping")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		runErr = cmp.Or(runErr, err)
 	}
-	if err := worker.Stop(sctx); err != nil {
+	// The workers get a full grace of their own, whatever the HTTP
+	// shutdown took: a running job finishes or goes back to its lane.
+	wsctx, wcancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer wcancel()
+	if err := worker.Stop(wsctx); err != nil {
 		runErr = cmp.Or(runErr, err)
 	}
 	stopBG(nil)
@@ -274,12 +318,16 @@ func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error
 	return rooms, nil
 }
 
-func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []codemojex.Room) {
+func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []codemojex.Room, generated bool) {
 	fmt.Fprintf(w, "codemojex is serving on %s (web app at %s/)\n", base, base)
 	if embedded {
 		fmt.Fprintln(w, "engine: embedded (in-process; nothing persists when it exits; set EMQ_URL for a real server)")
 	}
-	fmt.Fprintf(w, "operator token: %s\n", cfg.OperatorToken)
+	tok := "the configured one (not shown)"
+	if generated {
+		tok = cfg.OperatorToken + " (generated for this run; set CODEMOJEX_OPERATOR_TOKEN or --operator-token-file to choose one)"
+	}
+	fmt.Fprintf(w, "operator token: %s\n", tok)
 	fmt.Fprintf(w, "operator pages: %s/op/ (sign in with the operator token)\n", base)
 	if !cfg.DevSignIn {
 		return
@@ -298,6 +346,6 @@ Play with curl (jq helps):
        -d '{"codes":["0000","0100","0200","0300","0400","0500"]}' | jq
   curl -s -H "Authorization: Bearer $T" "%[1]s/api/guesses/GES…?wait=5s" | jq   # your points
   curl -s %[1]s/api/games/$G/leaderboard | jq
-Or let simulated players play: codemojex sim --url %[1]s --operator-token %[3]s --players 50
-`, base, room, cfg.OperatorToken)
+Or let simulated players play: CODEMOJEX_OPERATOR_TOKEN=… codemojex sim --url %[1]s --players 50
+`, base, room)
 }

@@ -112,8 +112,9 @@ func (b *Bot) press(ctx context.Context, q *models.CallbackQuery) error {
 	if err != nil {
 		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	if room, ok := strings.CutPrefix(q.Data, "j:"); ok {
-		return b.join(ctx, q, pid, room)
+	kind, arg := parseButton(q.Data)
+	if kind == buttonJoin {
+		return b.join(ctx, q, pid, arg)
 	}
 	var c composeRecord
 	var note string
@@ -135,22 +136,22 @@ func (b *Bot) press(ctx context.Context, q *models.CallbackQuery) error {
 			note = "This keyboard belongs to another player."
 			return nil
 		}
-		switch code, isPick := strings.CutPrefix(q.Data, "p:"); {
+		switch code, isPick := arg, kind == buttonPick; {
 		case isPick && slices.Contains(c.Picks, code):
 			note = "Already picked."
 		case isPick && len(c.Picks) >= guessLen:
 			note = "Your guess is full: submit or undo."
 		case isPick:
 			c.Picks = append(c.Picks, code)
-		case q.Data == "u" && len(c.Picks) > 0:
+		case kind == buttonUndo && len(c.Picks) > 0:
 			c.Picks = c.Picks[:len(c.Picks)-1]
-		case q.Data == "u":
+		case kind == buttonUndo:
 			note = "Nothing to undo."
-		case q.Data == "c":
+		case kind == buttonClear:
 			c.Picks = nil
-		case q.Data == "s" && len(c.Picks) != guessLen:
+		case kind == buttonSubmit && len(c.Picks) != guessLen:
 			note = fmt.Sprintf("Pick %d emojis first.", guessLen)
-		case q.Data == "s":
+		case kind == buttonSubmit:
 			// Take the picks, so a double tap submits once.
 			picks, c.Picks = c.Picks, nil
 		default:

@@ -55,8 +55,7 @@ func (b *Bot) player(ctx context.Context, u models.User) (string, error) {
 }
 
 func (b *Bot) command(ctx context.Context, m *models.Message) error {
-	cmd, _, _ := strings.Cut(strings.TrimSpace(m.Text), " ")
-	cmd, _, _ = strings.Cut(cmd, "@")
+	cmd := parseCommand(m.Text)
 	chat := m.Chat.ID
 	switch cmd {
 	case "/start":

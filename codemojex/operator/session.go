@@ -59,6 +59,11 @@ func (h *Handler) session(r *http.Request) *session {
 	if revoked {
 		return nil
 	}
+	// Signed out in another process, or before a restart: the engine
+	// holds the revocation. A failed check refuses (fail closed).
+	if revoked, err := h.e.OperatorSessionRevoked(r.Context(), nonce); err != nil || revoked {
+		return nil
+	}
 	return &session{nonce: nonce, exp: time.Unix(sec, 0), csrf: h.sign("csrf", nonce)}
 }
 
@@ -136,8 +141,14 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther) //nolint:gosec // G710: next is safeNext's, a path under /op/
 }
 
-// signOut revokes the session in this process and clears its cookie.
+// signOut revokes the session (in the engine, so every process and a
+// restart honour it, and in this process's cache) and clears its cookie.
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, s *session) {
+	if err := h.e.RevokeOperatorSession(r.Context(), s.nonce, s.exp); err != nil {
+		h.log.Warn("operator: sign-out not recorded in the engine", "err", err)
+		http.Error(w, "sign-out failed; try again", http.StatusServiceUnavailable)
+		return
+	}
 	now := h.e.Now()
 	h.mu.Lock()
 	for n, exp := range h.revoked {

@@ -11,6 +11,9 @@ import (
 // and job ids, keyboards, commitments) stay server-side.
 var feedFields = []string{"game", "room", "player", "name", "attempt", "points", "pct", "best", "sealed", "reason", "prize", "paid", "players", "guesses"}
 
+// streamWriteTimeout bounds one write of an event stream.
+const streamWriteTimeout = 30 * time.Second
+
 // events streams the hub's notices as Server-Sent Events, one "message"
 // per notice with a JSON object: kind (the stream) and the feed fields.
 // ?game= keeps one game's notices.
@@ -20,6 +23,30 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	release, ok, global := h.caps.acquire(r)
+	if !ok {
+		w.Header().Set("Retry-After", "5")
+		if global {
+			http.Error(w, "too many live feeds open; retry later", http.StatusServiceUnavailable)
+		} else {
+			http.Error(w, "too many live feeds open from your address", http.StatusTooManyRequests)
+		}
+		return
+	}
+	defer release()
+	select {
+	case <-h.closed:
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	default:
+	}
+	// A stream outlives any server-wide write timeout: each write gets a
+	// deadline of its own instead, so a reader that stops reading is cut
+	// off rather than holding the stream.
+	rc := http.NewResponseController(w)
+	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)) }
+	extend()
 	game := r.URL.Query().Get("game")
 	ch, stop := h.hub.Subscribe(64)
 	defer stop()
@@ -37,8 +64,14 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-h.closed:
+			// Shutting down: say so, so the client reconnects elsewhere
+			// or later instead of reading a cut stream as an error.
+			extend()
+			fmt.Fprint(w, "event: shutdown\ndata: {}\n\n")
+			fl.Flush()
 			return
 		case <-beat.C:
+			extend()
 			fmt.Fprint(w, ": beat\n\n")
 			fl.Flush()
 		case n := <-ch:
@@ -52,6 +85,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			b, _ := json.Marshal(m)
+			extend()
 			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", n.Stream, b)
 			fl.Flush()
 		}

@@ -29,6 +29,13 @@ type Config struct {
 	// Heartbeat is how often an idle event stream sends a comment, so
 	// proxies keep it open. Defaults to 15s.
 	Heartbeat time.Duration
+	// MaxStreams caps the live feed's open event streams (GET
+	// /web/events) in all; past it a stream is refused with 503 and
+	// Retry-After. Defaults to [DefaultMaxStreams].
+	MaxStreams int
+	// MaxStreamsPerClient caps the streams one client address holds; past
+	// it 429 and Retry-After. Defaults to [DefaultMaxStreamsPerClient].
+	MaxStreamsPerClient int
 	// Logger receives internal errors. Defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -46,6 +53,7 @@ type Handler struct {
 	// requests to finish, and a stream would not on its own.
 	closed    chan struct{}
 	closeOnce sync.Once
+	caps      *streamCaps
 }
 
 // New returns the web handler over an engine and a running hub
@@ -58,7 +66,14 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{})}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.MaxStreamsPerClient <= 0 {
+		cfg.MaxStreamsPerClient = DefaultMaxStreamsPerClient
+	}
+	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
+		caps: newStreamCaps(cfg.MaxStreams, cfg.MaxStreamsPerClient)}
 	for _, name := range []string{"lobby", "game", "results"} {
 		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}

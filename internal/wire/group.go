@@ -63,10 +63,16 @@ func (w *Conn) XAutoClaim(ctx context.Context, key, group, consumer string, minI
 	if err != nil {
 		return AutoClaim{}, convert(err)
 	}
+	return decodeAutoClaim(arr)
+}
+
+// decodeAutoClaim decodes an XAUTOCLAIM reply: [cursor, entries, deleted].
+func decodeAutoClaim(arr []valkey.ValkeyMessage) (AutoClaim, error) {
 	if len(arr) < 2 {
 		return AutoClaim{}, fmt.Errorf("echomq: decode xautoclaim: %d elements", len(arr))
 	}
 	var out AutoClaim
+	var err error
 	if out.Next, err = arr[0].ToString(); err != nil {
 		return AutoClaim{}, fmt.Errorf("echomq: decode xautoclaim cursor: %w", err)
 	}

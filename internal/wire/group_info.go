@@ -48,6 +48,11 @@ func (w *Conn) XPending(ctx context.Context, key, group string, q PendingRange) 
 	if err != nil {
 		return nil, convert(err)
 	}
+	return decodePendingRows(arr)
+}
+
+// decodePendingRows decodes the rows of an extended XPENDING reply.
+func decodePendingRows(arr []valkey.ValkeyMessage) ([]PendingRow, error) {
 	rows := make([]PendingRow, 0, len(arr))
 	for i := range arr {
 		r, err := decodePendingRow(&arr[i])
@@ -128,6 +133,11 @@ func (w *Conn) XInfoGroups(ctx context.Context, key string) ([]GroupRow, error) 
 		}
 		return nil, err
 	}
+	return decodeInfoGroups(arr)
+}
+
+// decodeInfoGroups decodes an XINFO GROUPS reply.
+func decodeInfoGroups(arr []valkey.ValkeyMessage) ([]GroupRow, error) {
 	rows := make([]GroupRow, 0, len(arr))
 	for i := range arr {
 		m, err := arr[i].AsMap()
@@ -166,6 +176,11 @@ func (w *Conn) XInfoConsumers(ctx context.Context, key, group string) ([]Consume
 		}
 		return nil, err
 	}
+	return decodeInfoConsumers(arr)
+}
+
+// decodeInfoConsumers decodes an XINFO CONSUMERS reply.
+func decodeInfoConsumers(arr []valkey.ValkeyMessage) ([]ConsumerRow, error) {
 	rows := make([]ConsumerRow, 0, len(arr))
 	for i := range arr {
 		m, err := arr[i].AsMap()

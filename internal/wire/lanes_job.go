@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"github.com/valkey-io/valkey-go"
 	"strconv"
 	"time"
 )
@@ -40,11 +41,17 @@ func (w *Conn) LaneEnqueue(ctx context.Context, k *LaneKeys, hist int, as []Lane
 	if err != nil {
 		return nil, err
 	}
-	arr, err := laneArray(msg, "lanes enqueue", 2*len(as))
+	return decodeLaneEnqueue(msg, len(as))
+}
+
+// decodeLaneEnqueue decodes the enqueue script's reply for n jobs: a
+// verdict pair per job.
+func decodeLaneEnqueue(msg valkey.ValkeyMessage, n int) ([]LaneAdmitted, error) {
+	arr, err := laneArray(msg, "lanes enqueue", 2*n)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]LaneAdmitted, len(as))
+	out := make([]LaneAdmitted, n)
 	for i := range out {
 		if laneNum(arr[2*i]) == 1 {
 			out[i] = LaneAdmitted{Admitted: true, Seq: laneNum(arr[2*i+1])}
@@ -78,6 +85,12 @@ func (w *Conn) LaneClaim(ctx context.Context, k *LaneKeys, hist int, lease time.
 	if err != nil {
 		return nil, err
 	}
+	return decodeLaneClaim(msg)
+}
+
+// decodeLaneClaim decodes the claim script's reply: laneJobFields values
+// per job.
+func decodeLaneClaim(msg valkey.ValkeyMessage) ([]LaneJob, error) {
 	arr, err := laneArray(msg, "lanes claim", 0)
 	if err != nil {
 		return nil, err
@@ -113,6 +126,11 @@ func (w *Conn) laneVerdict(ctx context.Context, s *lanesScript, k *LaneKeys, arg
 	if err != nil {
 		return LaneVerdict{}, err
 	}
+	return decodeLaneVerdict(msg)
+}
+
+// decodeLaneVerdict decodes a one-job script's reply: [code, state].
+func decodeLaneVerdict(msg valkey.ValkeyMessage) (LaneVerdict, error) {
 	arr, err := laneArray(msg, "lanes verdict", 2)
 	if err != nil {
 		return LaneVerdict{}, err

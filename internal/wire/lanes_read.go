@@ -26,6 +26,11 @@ func (w *Conn) LaneStats(ctx context.Context, k *LaneKeys) (LaneStatsReply, erro
 	if err != nil {
 		return LaneStatsReply{}, err
 	}
+	return decodeLaneStats(msg)
+}
+
+// decodeLaneStats decodes the stats view's reply.
+func decodeLaneStats(msg valkey.ValkeyMessage) (LaneStatsReply, error) {
 	arr, err := laneArray(msg, "lanes stats", 10)
 	if err != nil {
 		return LaneStatsReply{}, err
@@ -113,6 +118,11 @@ func (w *Conn) LaneJobs(ctx context.Context, k *LaneKeys, state, lane string, of
 	if err != nil {
 		return nil, err
 	}
+	return decodeLaneJobs(msg)
+}
+
+// decodeLaneJobs decodes the jobs view's reply.
+func decodeLaneJobs(msg valkey.ValkeyMessage) ([]LaneJobRow, error) {
 	arr, err := laneArray(msg, "lanes jobs", 0)
 	if err != nil {
 		return nil, err
@@ -143,6 +153,11 @@ func (w *Conn) LaneJobGet(ctx context.Context, k *LaneKeys, id string) (LaneJobR
 	if err != nil {
 		return LaneJobReply{}, err
 	}
+	return decodeLaneJob(msg)
+}
+
+// decodeLaneJob decodes the job view's reply.
+func decodeLaneJob(msg valkey.ValkeyMessage) (LaneJobReply, error) {
 	arr, err := laneArray(msg, "lanes job", 3)
 	if err != nil {
 		return LaneJobReply{}, err

@@ -30,7 +30,7 @@ func (a *app) archiveCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	so.register(cmd.PersistentFlags())
-	cmd.AddCommand(a.archiveRunCommand(&so), a.archiveStatusCommand(&so), a.archiveLsCommand(&so), a.archiveReadCommand(&so))
+	cmd.AddCommand(a.archiveRunCommand(&so), a.archiveStatusCommand(&so), a.archiveLsCommand(&so), a.archiveReadCommand(&so), a.archiveVerifyCommand(&so))
 	return cmd
 }
 

@@ -14,6 +14,10 @@ type trimDoc struct {
 	Stream  string `json:"stream"`
 	Trim    string `json:"trim"` // the XTRIM arguments, e.g. "MAXLEN = 3"
 	Removed int64  `json:"removed"`
+	// Unarchived is how many removed events were never archived (a forced
+	// trim of a stream under archive control).
+	Unarchived int64   `json:"unarchived"`
+	Watermark  *string `json:"watermark"` // the archive watermark W, null when none
 }
 
 func (a *app) trimCommand() *cobra.Command {
@@ -21,6 +25,7 @@ func (a *app) trimCommand() *cobra.Command {
 		maxLen int64
 		minID  string
 		exact  bool
+		force  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "trim STREAM (--maxlen N | --minid T|ENTRY) [--exact]",
@@ -29,9 +34,16 @@ func (a *app) trimCommand() *cobra.Command {
 --minid drops every event below an entry id, an EVT id or a time (minted before
 its millisecond). Without --exact the trim is approximate: the engine removes
 only whole internal nodes, so it may remove fewer events than asked (often none
-on a small stream), never more.`,
+on a small stream), never more.
+
+A stream under archive control (it has an archive watermark, or an archiver
+holds its lease) is trimmed by its archiver only, which trims nothing it has
+not archived: trim refuses it (exit 1, nothing removed) unless --force is
+given. A forced trim reports how many of the removed events lay above the
+watermark: events that were never archived and are now gone for good.`,
 		Example: `  emq trim orders --maxlen 1000
-  emq trim orders --minid -24h --exact`,
+  emq trim orders --minid -24h --exact
+  emq trim orders --maxlen 0 --exact --force`,
 		Args: argsRange(1, 1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
 			if err := a.checkStream(args[0]); err != nil {
@@ -57,15 +69,29 @@ on a small stream), never more.`,
 			if exact {
 				spec = spec.Exact()
 			}
+			if force {
+				spec = spec.Force()
+			}
 			return a.withStream(cmd.Context(), args[0], func(s *echomq.Stream) error {
-				n, err := s.Trim(cmd.Context(), spec)
+				r, err := s.TrimReport(cmd.Context(), spec)
 				if err != nil {
 					return err
 				}
+				n := r.Removed
 				if a.json {
-					return writeJSON(a.stdout, trimDoc{Queue: a.queue, Stream: s.Name(), Trim: spec.String(), Removed: n})
+					return writeJSON(a.stdout, trimDoc{Queue: a.queue, Stream: s.Name(), Trim: spec.String(), Removed: n,
+						Unarchived: r.Unarchived, Watermark: idOrNull(r.Watermark)})
 				}
-				_, err = fmt.Fprintf(a.stdout, "removed %d event%s (%s)\n", n, plural(int(n)), spec)
+				if _, err = fmt.Fprintf(a.stdout, "removed %d event%s (%s)\n", n, plural(int(n)), spec); err != nil {
+					return err
+				}
+				if force && (r.Unarchived > 0 || !r.Watermark.IsZero()) {
+					w := "none"
+					if !r.Watermark.IsZero() {
+						w = r.Watermark.String()
+					}
+					_, err = fmt.Fprintf(a.stdout, "destroyed %d unarchived event%s (above the archive watermark %s)\n", r.Unarchived, plural(int(r.Unarchived)), w)
+				}
 				return err
 			})
 		}),
@@ -73,5 +99,6 @@ on a small stream), never more.`,
 	cmd.Flags().Int64Var(&maxLen, "maxlen", 0, "keep the newest N events")
 	cmd.Flags().StringVar(&minID, "minid", "", "drop the events below this entry id, EVT id or time")
 	cmd.Flags().BoolVar(&exact, "exact", false, "trim exactly (=) instead of approximately (~)")
+	cmd.Flags().BoolVar(&force, "force", false, "trim a stream under archive control, destroying unarchived events")
 	return cmd
 }

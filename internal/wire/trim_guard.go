@@ -1,0 +1,123 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// guardedTrimLua: KEYS stream, watermark cache, archiver lease; ARGV
+// strategy, "~"|"=", threshold, force ("0"|"1"), the watermark the caller
+// read ("" for none), its entry id. The check and the trim are one step,
+// so no archive cycle can slip between them.
+//
+// Unforced: a watermark or a lease refuses the trim. Forced: the caller
+// must have read the current watermark (else "moved", and it reads again);
+// the reply counts the removed entries above it, as the entries above W
+// before the trim minus those after. Counting what lies at or below W pages
+// through that part only, which the archiver keeps trimmed, so it is short.
+var guardedTrimLua = NewScript(`
+local w = redis.call('GET', KEYS[2])
+if ARGV[4] == '0' then
+  if w then return {'archived', w} end
+  if redis.call('EXISTS', KEYS[3]) == 1 then return {'leased', ''} end
+end
+if ARGV[4] == '1' and (w or '') ~= ARGV[5] then return {'moved', w or ''} end
+local t = redis.pcall('TYPE', KEYS[1])
+if type(t) == 'table' then t = t.ok end
+if t ~= 'stream' and t ~= 'none' then return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value') end
+local function trim() return redis.call('XTRIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3]) end
+if ARGV[4] == '0' then return {'ok', trim(), 0} end
+if not w then
+  local n = trim()
+  if redis.call('EXISTS', KEYS[3]) == 1 then return {'ok', n, n} end
+  return {'ok', n, 0}
+end
+local function above()
+  local n = redis.call('XLEN', KEYS[1])
+  local cur = '-'
+  while true do
+    local page = redis.call('XRANGE', KEYS[1], cur, ARGV[6], 'COUNT', 1000)
+    n = n - #page
+    if #page < 1000 then return n end
+    cur = '(' .. page[#page][1]
+  end
+end
+local a0 = above()
+local n = trim()
+return {'ok', n, a0 - above()}
+`)
+
+// TrimGuard is the outcome of [Conn.GuardedTrim].
+type TrimGuard struct {
+	// Refused is "archived" (Watermark holds W), "leased", "moved" (a
+	// forced trim read a stale watermark; Watermark holds the current one)
+	// or "" when the trim ran.
+	Refused   string
+	Watermark string
+	Removed   int64
+	// Unarchived is how many removed entries lay above the watermark (a
+	// forced trim of a stream under archive control).
+	Unarchived int64
+}
+
+// GuardedTrim runs XTRIM on stream unless it is under archive control
+// (archived holds a watermark, or lease exists), or with force even then,
+// counting the unarchived entries it removes. w is the watermark the
+// caller read and wEntry its entry id (both "" when absent).
+func (w *Conn) GuardedTrim(ctx context.Context, stream, archived, lease, strategy string, exact bool, threshold string, force bool, wm, wEntry string) (TrimGuard, error) {
+	op, f := "~", "0"
+	if exact {
+		op = "="
+	}
+	if force {
+		f = "1"
+	}
+	if wEntry == "" {
+		wEntry = "0-0"
+	}
+	r, err := w.Run(ctx, guardedTrimLua, []string{stream, archived, lease}, []string{strategy, op, threshold, f, wm, wEntry})
+	if err != nil {
+		return TrimGuard{}, err
+	}
+	return decodeTrimGuard(r)
+}
+
+// decodeTrimGuard decodes the script's reply.
+func decodeTrimGuard(r any) (TrimGuard, error) {
+	a, ok := r.([]any)
+	if !ok || len(a) < 2 {
+		return TrimGuard{}, fmt.Errorf("echomq: decode guarded trim reply %T", r)
+	}
+	tag, ok := a[0].(string)
+	if !ok {
+		return TrimGuard{}, fmt.Errorf("echomq: decode guarded trim tag %T", a[0])
+	}
+	switch tag {
+	case "archived", "leased", "moved":
+		s, _ := a[1].(string)
+		return TrimGuard{Refused: tag, Watermark: s}, nil
+	case "ok":
+		if len(a) != 3 {
+			return TrimGuard{}, fmt.Errorf("echomq: decode guarded trim reply of %d items", len(a))
+		}
+		n, ok1 := toInt64(a[1])
+		u, ok2 := toInt64(a[2])
+		if !ok1 || !ok2 || n < 0 || u < 0 || u > n {
+			return TrimGuard{}, fmt.Errorf("echomq: decode guarded trim counts %v, %v", a[1], a[2])
+		}
+		return TrimGuard{Removed: n, Unarchived: u}, nil
+	}
+	return TrimGuard{}, fmt.Errorf("echomq: decode guarded trim tag %q", tag)
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case string:
+		n, err := strconv.ParseInt(x, 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
