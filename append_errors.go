@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ErrClockSkew: an id, or a stream's top, lies further ahead of the engine's
+// ErrClockSkew means an id, or a stream's top, lies further ahead of the engine's
 // clock than Config.MaxSkew. See [SkewError].
 var ErrClockSkew = errors.New("echomq: clock skew")
 

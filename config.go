@@ -36,6 +36,9 @@ type Config struct {
 	NodeID *int
 
 	// NodeLeaseTTL is the time-to-live of a leased node id. Defaults to 30s.
+	// When no renewal is confirmed for this long (the engine is paused or
+	// unreachable), the lease may have lapsed and the client mints nothing
+	// ([ErrNodeLeaseLapsed]) until it leases a node id again.
 	NodeLeaseTTL time.Duration
 
 	// Clock is the time source of the minter and of time windows relative
@@ -62,6 +65,23 @@ type Config struct {
 	// receipts and writes nothing. Defaults to 10 minutes.
 	DedupeWindow time.Duration
 
+	// CallTimeout bounds every call to the engine whose context has no
+	// earlier deadline: a verb called with context.Background() during an
+	// outage, against a hung engine or across a partition returns an error
+	// matching [ErrUnavailable] (a [*TimeoutError] when the engine did not
+	// answer in time) within it, never later. It is also the retry budget
+	// of reads: a read-only command that fails on the network is retried
+	// (backing off up to 1s) until it runs out. Blocking reads (Follow, a
+	// consumer's fetch) get their block time on top. After the engine is
+	// back the same client works again; nothing needs to be rebuilt.
+	// Defaults to 5s; a negative value leaves calls bounded by their
+	// context alone.
+	CallTimeout time.Duration
+
+	// DialTimeout bounds one connection attempt (TCP connect and handshake),
+	// at Connect and on every reconnect. Defaults to 5s.
+	DialTimeout time.Duration
+
 	// ClientName is sent to the engine with CLIENT SETNAME. Defaults to "echomq".
 	ClientName string
 
@@ -72,6 +92,9 @@ type Config struct {
 	// Notice receives the embedded-engine notice. Defaults to os.Stderr.
 	Notice io.Writer
 }
+
+// DefaultCallTimeout is the default of [Config.CallTimeout].
+const DefaultCallTimeout = 5 * time.Second
 
 // Node returns a pointer to n, for [Config.NodeID].
 func Node(n int) *int { return &n }
@@ -88,6 +111,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DedupeWindow <= 0 {
 		c.DedupeWindow = 10 * time.Minute
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.DialTimeout <= 0 {
+		c.DialTimeout = 5 * time.Second
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"
