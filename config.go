@@ -37,7 +37,10 @@ type Config struct {
 	NodeID *int
 
 	// NodeLeaseTTL is the time-to-live of a leased node id, in
-	// [100ms, 1h]. Defaults to 30s.
+	// [100ms, 1h]. Defaults to 30s. When no renewal is confirmed for this
+	// long (the engine is paused or unreachable), the lease may have lapsed
+	// and the client mints nothing ([ErrNodeLeaseLapsed]) until it leases a
+	// node id again.
 	NodeLeaseTTL time.Duration
 
 	// Clock is the time source of the minter and of time windows relative
@@ -74,6 +77,23 @@ type Config struct {
 	// engine's default).
 	MaxBulkBytes int64
 
+	// CallTimeout bounds every call to the engine whose context has no
+	// earlier deadline: a verb called with context.Background() during an
+	// outage, against a hung engine or across a partition returns an error
+	// matching [ErrUnavailable] (a [*TimeoutError] when the engine did not
+	// answer in time) within it, never later. It is also the retry budget
+	// of reads: a read-only command that fails on the network is retried
+	// (backing off up to 1s) until it runs out. Blocking reads (Follow, a
+	// consumer's fetch) get their block time on top. After the engine is
+	// back the same client works again; nothing needs to be rebuilt.
+	// Defaults to 5s; a negative value leaves calls bounded by their
+	// context alone.
+	CallTimeout time.Duration
+
+	// DialTimeout bounds one connection attempt (TCP connect and handshake),
+	// at Connect and on every reconnect. Defaults to 5s.
+	DialTimeout time.Duration
+
 	// ClientName is sent to the engine with CLIENT SETNAME: 1..128 bytes,
 	// printable ASCII without spaces. Defaults to "echomq".
 	ClientName string
@@ -85,6 +105,9 @@ type Config struct {
 	// Notice receives the embedded-engine notice. Defaults to os.Stderr.
 	Notice io.Writer
 }
+
+// DefaultCallTimeout is the default of [Config.CallTimeout].
+const DefaultCallTimeout = 5 * time.Second
 
 // Node returns a pointer to n, for [Config.NodeID].
 func Node(n int) *int { return &n }
@@ -109,6 +132,10 @@ func (c Config) validate() error {
 		return bad("max skew", "%v is outside [1ms, 1h]", c.MaxSkew)
 	case c.DedupeWindow < time.Millisecond || c.DedupeWindow > 30*24*time.Hour:
 		return bad("dedupe window", "%v is outside [1ms, 720h]", c.DedupeWindow)
+	case c.DialTimeout < 0 || c.DialTimeout > 5*time.Minute:
+		return bad("dial timeout", "%v is outside (0, 5m]", c.DialTimeout)
+	case c.CallTimeout > 24*time.Hour:
+		return bad("call timeout", "%v is above 24h (a negative value turns the bound off)", c.CallTimeout)
 	case c.MaxBulkBytes < 1:
 		return bad("max bulk bytes", "%d must be positive", c.MaxBulkBytes)
 	case len(c.ClientName) > 128:
@@ -137,6 +164,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBulkBytes == 0 {
 		c.MaxBulkBytes = DefaultMaxBulkBytes
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.DialTimeout == 0 {
+		c.DialTimeout = 5 * time.Second
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"

@@ -52,6 +52,18 @@ var (
 	// link it.
 	ErrNoEngine = errors.New("echomq: no engine: set Config.URL to redis://host:port (or rediss://, valkey://, unix://), " +
 		"or to embedded.URL from package github.com/echomq/echomq/embedded for an in-process engine that keeps nothing")
+	// ErrUnavailable: the engine could not serve the call now, and may
+	// later: it cannot be reached or did not answer within
+	// Config.CallTimeout ([*TransportError], [*TimeoutError]), or it is
+	// loading, busy or failing over (a [*ServerError] such as LOADING,
+	// MASTERDOWN, CLUSTERDOWN, TRYAGAIN, READONLY), or the client's node
+	// id lease lapsed and minting waits for a new one
+	// ([ErrNodeLeaseLapsed]). Retrying later is safe for reads; an append
+	// that failed this way may or may not have been written (use
+	// AppendOpts.Key to retry it without a duplicate). Permanent errors
+	// (bad input, [ErrWrongType], [ErrClosed], a [*ServerError] of another
+	// kind) never match it, nor do the caller's own context errors.
+	ErrUnavailable = wire.ErrUnavailable
 	// ErrContention: an append lost the race for the stream top to other
 	// writers more times than its retry budget allows.
 	ErrContention = errors.New("echomq: append contention")
@@ -64,8 +76,14 @@ type NameError = keyspace.NameError
 // [ErrWrongType], [ErrNonMonotonic], [ErrGroupExists] and [ErrGroupNotFound].
 type ServerError = wire.ServerError
 
-// TransportError is a failure to reach the engine (dial, broken connection).
+// TransportError is a failure to reach the engine (dial, broken
+// connection); it matches [ErrUnavailable].
 type TransportError = wire.TransportError
+
+// TimeoutError is a call the engine did not answer within
+// Config.CallTimeout; it matches [ErrUnavailable], and its Err is the last
+// failure seen meanwhile (nil when the engine was silent).
+type TimeoutError = wire.TimeoutError
 
 // IDError says why a string is not a valid id; it matches [ErrMalformedID].
 type IDError struct {

@@ -49,7 +49,10 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		return ID{}, opError("append", s.key, err)
 	}
 	c := s.c
-	id := c.minter.NextID(BrandEvent)
+	id, err := c.mint(BrandEvent)
+	if err != nil {
+		return ID{}, opError("append", s.key, err)
+	}
 	if opts.plain() && c.eclock.fast(s.key, id) {
 		err := s.add(ctx, id, f)
 		if err != nil && errors.Is(err, ErrNonMonotonic) {
@@ -57,7 +60,11 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 			// first (goroutines mint and send in different orders), and the
 			// minter is already past it: try once more.
 			c.astats.refused.Add(1)
-			if id = c.minter.NextID(BrandEvent); c.eclock.fast(s.key, id) {
+			next, merr := c.mint(BrandEvent)
+			if merr != nil {
+				return ID{}, opError("append", s.key, merr)
+			}
+			if id = next; c.eclock.fast(s.key, id) {
 				err = s.add(ctx, id, f)
 			}
 		}
@@ -205,7 +212,10 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts App
 	c := s.c
 	ids := make([]ID, len(records))
 	for i := range ids {
-		ids[i] = c.minter.NextID(BrandEvent)
+		var err error
+		if ids[i], err = c.mint(BrandEvent); err != nil {
+			return nil, opError("append batch", s.key, err)
+		}
 	}
 	errs := make([]error, len(records))
 	todo := allIndexes(len(records))

@@ -21,8 +21,12 @@ const scriptLead = fastLead
 // the receipt field itself; all in one atomic step on the stream's slot.
 func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
+	node, err := c.mintNode()
+	if err != nil {
+		return nil, err
+	}
 	req := wire.AppendReq{
-		Key: s.key, Mode: mode, Node: c.minter.Node(),
+		Key: s.key, Mode: mode, Node: node,
 		MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(),
 		Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
 		EntryIDs: make([]string, len(ids)), Receipts: make([]string, len(ids)), Pairs: make([][]string, len(ids)),
@@ -161,7 +165,10 @@ func aboveTop(top EntryID, node int, nowMs int64) EntryID {
 // minter, so a busy stream cannot drag this client's other ids ahead, and
 // it refuses to follow a top more than MaxSkew ahead ([*SkewError]).
 func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) error) (ID, error) {
-	id := c.minter.NextID(BrandEvent)
+	id, err := c.mint(BrandEvent)
+	if err != nil {
+		return ID{}, err
+	}
 	for attempt := 0; ; attempt++ {
 		err := write(id)
 		if err == nil || !errors.Is(err, ErrNonMonotonic) {
@@ -173,7 +180,9 @@ func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) erro
 		if attempt == 0 {
 			// Usually one of this client's own later ids reached the engine
 			// first; the minter is already past it.
-			id = c.minter.NextID(BrandEvent)
+			if id, err = c.mint(BrandEvent); err != nil {
+				return ID{}, err
+			}
 			continue
 		}
 		if id, err = c.nextAbove(ctx, key); err != nil {
@@ -190,9 +199,9 @@ func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	id := c.minter.NextID(BrandEvent)
-	if !ok {
-		return id, nil
+	id, err := c.mint(BrandEvent)
+	if err != nil || !ok {
+		return id, err
 	}
 	top, err := ParseEntryID(info.LastGeneratedID)
 	if err != nil {
@@ -214,7 +223,11 @@ func (c *Client) above(ctx context.Context, top EntryID, id ID) (ID, error) {
 	if int64(top.Ms) > now+c.cfg.MaxSkew.Milliseconds() {
 		return ID{}, &SkewError{Instant: time.UnixMilli(int64(top.Ms)).UTC(), Engine: time.UnixMilli(now).UTC(), MaxSkew: c.cfg.MaxSkew, Top: true}
 	}
-	next := aboveTop(top, c.minter.Node(), now)
+	node, err := c.mintNode()
+	if err != nil {
+		return ID{}, err
+	}
+	next := aboveTop(top, node, now)
 	snow, ok := next.Snowflake()
 	if !ok {
 		return ID{}, &IDError{Input: top.String(), Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}

@@ -21,9 +21,19 @@ type FollowOpts struct {
 }
 
 // Follow yields events as they are appended, in mint order, until ctx ends
-// (then the iteration ends without an error) or a read fails (yielded once).
-// The blocking reads (XREAD BLOCK) run on a connection of their own, so a
-// follower never delays appends.
+// (then the iteration ends without an error), the loop body stops, or a
+// permanent error (yielded once) ends it. The blocking reads (XREAD BLOCK)
+// run on a connection of their own, so a follower never delays appends.
+//
+// Transport failures do not end it. When a read fails with an error
+// matching [ErrUnavailable] (the engine restarted, is unreachable, hung past
+// Config.CallTimeout, or is loading), Follow yields that error once for the
+// outage (a zero Event with it) and, if the loop goes on, retries by itself
+// with a backoff from 100ms to 2s, logging the outage and its end once each
+// on Config.Logger; when the engine answers again it resumes from its
+// position, right after the last event it yielded, so no event is skipped
+// or repeated. A loop that wants to give up on an outage breaks on
+// errors.Is(err, ErrUnavailable). A closed client ends it with [ErrClosed].
 func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		o := FollowOpts{Block: 5 * time.Second, Count: 100}
@@ -44,15 +54,10 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 			yield(Event{}, opError("follow", s.key, err))
 			return
 		}
-		after, err := s.followStart(ctx, o.From, yield)
-		if err != nil {
-			if ctx.Err() == nil {
-				yield(Event{}, opError("follow", s.key, err))
-			}
+		out := followOutage{s: s}
+		after, stopped := s.followStart(ctx, o.From, &out, yield)
+		if stopped {
 			return
-		}
-		if after == nil {
-			return // the consumer stopped during the replay
 		}
 		for {
 			entries, err := s.c.conn.XRead(ctx, s.key, after.String(), int64(o.Count), o.Block)
@@ -60,9 +65,12 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 				return
 			}
 			if err != nil {
-				yield(Event{}, opError("follow", s.key, err))
-				return
+				if !out.failed(ctx, err, yield) {
+					return
+				}
+				continue
 			}
+			out.ok()
 			evs, err := decodeEvents(entries)
 			if err != nil {
 				yield(Event{}, opError("follow", s.key, err))
@@ -72,28 +80,40 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 				if !yield(ev, nil) {
 					return
 				}
-				e := ev.Entry
-				after = &e
+				after = ev.Entry
 			}
 		}
 	}
 }
 
-// followStart replays from a bound, or finds the current top, and returns the
-// entry id to follow after (nil when the consumer stopped).
-func (s *Stream) followStart(ctx context.Context, from Bound, yield func(Event, error) bool) (*EntryID, error) {
-	var after EntryID
+// followStart replays from a bound, or finds the current top, and returns
+// the entry id to follow after; stopped reports that the iteration ended
+// (the loop body stopped, ctx ended, or a permanent error was yielded). A
+// transient failure of the replay is not retried by the replay: following
+// from the last replayed entry delivers the rest of it, since a read after
+// an id returns the stored entries above it at once.
+func (s *Stream) followStart(ctx context.Context, from Bound, out *followOutage, yield func(Event, error) bool) (after EntryID, stopped bool) {
 	if from.IsUnbounded() {
-		info, ok, err := s.c.conn.XInfoStream(ctx, s.key)
-		if err != nil {
-			return nil, err
-		}
-		if ok && info.LastGeneratedID != "" {
-			if after, err = ParseEntryID(info.LastGeneratedID); err != nil {
-				return nil, err
+		for {
+			info, ok, err := s.c.conn.XInfoStream(ctx, s.key)
+			if ctx.Err() != nil {
+				return after, true
 			}
+			if err != nil {
+				if !out.failed(ctx, err, yield) {
+					return after, true
+				}
+				continue
+			}
+			out.ok()
+			if ok && info.LastGeneratedID != "" {
+				if after, err = ParseEntryID(info.LastGeneratedID); err != nil {
+					yield(Event{}, opError("follow", s.key, err))
+					return after, true
+				}
+			}
+			return after, false
 		}
-		return &after, nil
 	}
 	if e, excl := from.EntryID(); excl {
 		after = e
@@ -101,15 +121,21 @@ func (s *Stream) followStart(ctx context.Context, from Bound, yield func(Event, 
 		after = predecessor(e)
 	}
 	for ev, err := range s.Scan(ctx, Range{From: from}, nil) {
+		if ctx.Err() != nil {
+			return after, true
+		}
 		if err != nil {
-			return nil, err
+			if !out.failed(ctx, err, yield) {
+				return after, true
+			}
+			return after, false // follow on from the last replayed entry
 		}
 		if !yield(ev, nil) {
-			return nil, nil
+			return after, true
 		}
 		after = ev.Entry
 	}
-	return &after, nil
+	return after, false
 }
 
 // predecessor returns the largest entry id below e (e > 0-0).

@@ -175,7 +175,10 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 			}
 		}
 	}
-	id, err := tx.c.above(ctx, floor, tx.c.minter.NextID(BrandEvent))
+	id, err := tx.c.mint(BrandEvent)
+	if err == nil {
+		id, err = tx.c.above(ctx, floor, id)
+	}
 	if err != nil {
 		return ID{}, opError("tx append", s.key, err)
 	}

@@ -28,12 +28,15 @@ type Server struct {
 	args    []string // full command line (without the binary)
 	bus     bool     // cluster node: port+busOffset is reserved too
 
+	persistent bool // StartPersistent: the dataset survives Kill and Restart
+
 	shared    bool // the package-wide shared server: only Main stops it
 	external  bool // EMQ_TEST_ADDR: not ours, never stopped or killed
 	removeDir bool // remove dir when stopped (shared servers)
 
 	mu      sync.Mutex
 	p       *proc // nil while not running
+	paused  bool  // SIGSTOP sent and no SIGCONT since
 	stopped bool  // Stop was called; the Server cannot be restarted
 }
 
@@ -53,8 +56,9 @@ func (s *Server) LogPath() string { return s.logPath }
 
 // Kill sends SIGKILL to the server process (for fault-injection tests) and
 // waits until it is gone, so that the port is free when Kill returns. The
-// dataset is lost: persistence is disabled. [Server.Restart] starts the
-// server again on the same port. Kill returns an error if the server is not
+// dataset is lost unless the server was started by [StartPersistent] (then
+// every acknowledged write is in its append-only file). [Server.Restart]
+// starts the server again on the same port. A paused server is killed too. Kill returns an error if the server is not
 // running, or if it is the shared or an external server (killing those would
 // break every other test in the binary).
 func (s *Server) Kill() error {
@@ -68,13 +72,15 @@ func (s *Server) Kill() error {
 	}
 	s.p.kill()
 	s.p = nil
+	s.paused = false
 	return nil
 }
 
 // Restart starts the server again on the same port with the same command
 // line, typically after [Server.Kill]. If the server is still running it is
-// stopped gracefully first. The new process starts with an empty dataset
-// (cluster nodes reload their nodes.conf and so rejoin their cluster). It
+// stopped gracefully first. The new process starts with an empty dataset,
+// or, for a [StartPersistent] server, reloads its append-only file before it
+// answers (cluster nodes reload their nodes.conf and so rejoin their cluster). It
 // fails tb if the server cannot be started within 10 s, and cannot be used
 // after [Server.Stop] or on the shared or an external server.
 func (s *Server) Restart(tb testing.TB) {
@@ -94,6 +100,7 @@ func (s *Server) restart() error {
 		return fmt.Errorf("echomqtest: Restart of stopped server %s", s.addr)
 	}
 	if s.p != nil {
+		s.resumeLocked()
 		s.p.stop()
 		s.p = nil
 	}
@@ -141,6 +148,7 @@ func (s *Server) stop() {
 	}
 	s.stopped = true
 	if s.p != nil {
+		s.resumeLocked() // a stopped process would not see SIGTERM
 		s.p.stop()
 		s.p = nil
 	}
@@ -179,6 +187,7 @@ func startServer(bin, dir string, bus bool, extra []string) (*Server, error) {
 			logPath: filepath.Join(dir, "redis.log"),
 			bus:     bus,
 		}
+		s.persistent = persistent(extra)
 		s.args = append([]string{
 			"--port", strconv.Itoa(port),
 			"--bind", "127.0.0.1",
@@ -288,4 +297,16 @@ func externalServer(addr string) (*Server, error) {
 		return nil, fmt.Errorf("echomqtest: EMQ_TEST_ADDR=%s does not answer PING: %v %v", addr, v, err)
 	}
 	return &Server{addr: addr, url: "redis://" + addr, port: port, external: true}, nil
+}
+
+// persistent reports whether extra turns the append-only file on (the last
+// --appendonly wins, as on redis-server's command line).
+func persistent(extra []string) bool {
+	on := false
+	for i := 0; i+1 < len(extra); i++ {
+		if extra[i] == "--appendonly" {
+			on = extra[i+1] == "yes"
+		}
+	}
+	return on
 }

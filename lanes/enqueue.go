@@ -138,7 +138,10 @@ func (q *Queue) admit(lane string, payload []byte, opts *EnqueueOpts) (wire.Lane
 	id := o.ID
 	switch {
 	case id.IsZero():
-		id = q.client.Minter().NextID(echomq.BrandJob)
+		var err error
+		if id, err = q.client.MintID(echomq.BrandJob); err != nil {
+			return wire.LaneAdmit{}, echomq.ID{}, err
+		}
 	case !id.Is(echomq.BrandJob):
 		return wire.LaneAdmit{}, echomq.ID{}, &echomq.KindError{Want: echomq.BrandJob, Got: id.Brand()}
 	}

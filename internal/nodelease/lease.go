@@ -10,8 +10,11 @@
 // paused past the TTL, or the engine restarted), the lease is lost: a
 // replacer takes a new node id (retrying every third of the TTL while the
 // engine cannot answer) and reports it through OnChange, and the minter
-// moves to a fresh millisecond so ids stay increasing. Release frees the
-// key only if it still holds our token.
+// moves to a fresh millisecond so ids stay increasing. From the moment the
+// lease may have lapsed (its TTL ran out since the last renewal the engine
+// confirmed) until a new one is held, [Lease.Holds] is false and the client
+// mints nothing: another process may hold the node id by then. Release
+// frees the key only if it still holds our token.
 package nodelease
 
 import (
@@ -142,6 +145,17 @@ func (l *Lease) Held() bool {
 	cur := l.cur
 	l.mu.Unlock()
 	return cur.Held()
+}
+
+// Holds reports whether node is the leased node id and its lease is surely
+// still held. A minter checks it after minting an id under node: true
+// means the lease was held when the id was minted (Held only ever turns
+// false for one lease), so no other process could mint under node then.
+func (l *Lease) Holds(node int) bool {
+	l.mu.Lock()
+	n, cur := l.node, l.cur
+	l.mu.Unlock()
+	return n == node && cur.Held()
 }
 
 // Release stops keeping the node id and frees it if we still hold it. It

@@ -28,6 +28,12 @@ type Options struct {
 	ForceSingle bool
 	// RESP2 makes the client speak RESP2.
 	RESP2 bool
+	// CallTimeout bounds every call whose context has no earlier deadline
+	// (see [timed]); <= 0: no bound.
+	CallTimeout time.Duration
+	// DialTimeout bounds one connection attempt (the TCP dial and the
+	// handshake); <= 0: valkey-go's default (5s).
+	DialTimeout time.Duration
 }
 
 // URLError is a URL that cannot name an engine.
@@ -59,11 +65,14 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if o.ClientName != "" {
 		opt.ClientName = o.ClientName
 	}
+	if o.DialTimeout > 0 {
+		opt.Dialer.Timeout = o.DialTimeout
+	}
 	c, err := valkey.NewClient(opt)
 	if err != nil {
 		return nil, convert(err)
 	}
-	w := &Conn{c: c}
+	w := &Conn{c: timed{Client: c, d: o.CallTimeout}}
 	if err := w.c.Do(ctx, w.c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
 		return nil, convert(err)

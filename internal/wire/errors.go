@@ -45,6 +45,18 @@ func (e *ServerError) Is(target error) bool {
 		return e.Prefix == "NOGROUP"
 	case ErrNoScript:
 		return e.Prefix == "NOSCRIPT"
+	case ErrUnavailable:
+		return transientPrefix(e.Prefix)
+	}
+	return false
+}
+
+// transientPrefix reports the error replies of an engine that is loading,
+// busy or failing over: they pass by themselves.
+func transientPrefix(p string) bool {
+	switch p {
+	case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY":
+		return true
 	}
 	return false
 }
@@ -68,6 +80,10 @@ func convert(err error) error {
 	}
 	if errors.Is(err, valkey.ErrClosing) {
 		return ErrClosed
+	}
+	var toe *TimeoutError
+	if errors.As(err, &toe) {
+		return toe
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
@@ -101,17 +117,9 @@ func isNil(err error) bool { return valkey.IsValkeyNil(err) }
 // Transient reports whether an engine failure may pass by itself: a broken
 // or slow connection, or an engine that is loading, busy or failing over.
 // It is the one place that knows which error replies are passing ones.
+//
+// It is [ErrUnavailable] plus a deadline of the caller's context (a
+// service's own per-beat deadline passing is a passing failure too).
 func Transient(err error) bool {
-	var te *TransportError
-	var se *ServerError
-	switch {
-	case errors.As(err, &te), errors.Is(err, context.DeadlineExceeded):
-		return true
-	case errors.As(err, &se):
-		switch se.Prefix {
-		case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY":
-			return true
-		}
-	}
-	return false
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -35,7 +35,7 @@ func (w *Conn) XReadGroup(ctx context.Context, key, group, consumer, id string, 
 	} else {
 		cmd = w.c.B().Xreadgroup().Group(group, consumer).Count(count).Streams().Key(key).Id(id).Build()
 	}
-	msg, err := w.c.Do(ctx, cmd).ToMessage()
+	msg, err := w.c.Do(withBlock(ctx, max(block, time.Millisecond)), cmd).ToMessage()
 	if isNil(err) {
 		return nil, nil
 	}

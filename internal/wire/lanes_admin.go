@@ -68,7 +68,7 @@ func (w *Conn) LaneDeleteDead(ctx context.Context, k *LaneKeys, id string) (Lane
 // once with ctx's error.
 func (w *Conn) LaneWait(ctx context.Context, wake string, timeout time.Duration) (bool, error) {
 	secs := max(timeout.Seconds(), 0.001)
-	_, err := w.c.Do(ctx, w.c.B().Blpop().Key(wake).Timeout(secs).Build()).ToArray()
+	_, err := w.c.Do(withBlock(ctx, timeout), w.c.B().Blpop().Key(wake).Timeout(secs).Build()).ToArray()
 	if isNil(err) {
 		return false, nil
 	}

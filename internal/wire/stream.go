@@ -77,7 +77,7 @@ func (w *Conn) XRange(ctx context.Context, key, from, to string, count int64, re
 // returns at most count of them; nil when the block timed out.
 func (w *Conn) XRead(ctx context.Context, key, after string, count int64, block time.Duration) ([]Entry, error) {
 	cmd := w.c.B().Xread().Count(count).Block(block.Milliseconds()).Streams().Key(key).Id(after).Build()
-	msg, err := w.c.Do(ctx, cmd).ToMessage()
+	msg, err := w.c.Do(withBlock(ctx, block), cmd).ToMessage()
 	if isNil(err) {
 		return nil, nil
 	}

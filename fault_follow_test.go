@@ -1,0 +1,142 @@
+package echomq_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	echomq "github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
+)
+
+// TestFollowResumesThroughEngineRestart kills the engine under a follower
+// and restarts it from its append-only file: the follower yields one
+// ErrUnavailable for the outage, then resumes from its position, so it sees
+// every acknowledged event once, in order.
+func TestFollowResumesThroughEngineRestart(t *testing.T) {
+	t.Parallel()
+	srv := echomqtest.StartPersistent(t)
+	c := faultClient(t, srv.URL(), echomq.Config{})
+	s := c.Stream(echomqtest.Queue(t), "ev")
+	const before, after = 20, 20
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		mu     sync.Mutex
+		got    []string
+		errs   []error
+		wg     sync.WaitGroup
+		seen   = make(chan struct{}, before+after)
+		outage = make(chan struct{}, 1)
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ev, err := range s.Follow(ctx, &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{}), Block: time.Second}) {
+			mu.Lock()
+			if err != nil {
+				errs = append(errs, err)
+				mu.Unlock()
+				select {
+				case outage <- struct{}{}:
+				default:
+				}
+				if !errors.Is(err, echomq.ErrUnavailable) {
+					return
+				}
+				continue
+			}
+			got = append(got, ev.Fields[1])
+			mu.Unlock()
+			seen <- struct{}{}
+		}
+	}()
+	waitN := func(n int) {
+		for range n {
+			select {
+			case <-seen:
+			case <-time.After(30 * time.Second):
+				t.Fatal("follower stalled")
+			}
+		}
+	}
+	appendN(t, s, 0, before)
+	waitN(before)
+
+	require.NoError(t, srv.Kill())
+	select {
+	case <-outage:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the follower did not report the outage")
+	}
+	time.Sleep(3 * time.Second) // the follower keeps retrying meanwhile
+	start := time.Now()
+	srv.Restart(t)
+	appendN(t, s, before, after)
+	waitN(after)
+	t.Logf("follower resumed within %v of the restart", time.Since(start).Round(time.Millisecond))
+	cancel()
+	wg.Wait()
+
+	mu.Lock()
+	defer mu.Unlock()
+	want := make([]string, 0, before+after)
+	for i := range before + after {
+		want = append(want, itoa(i))
+	}
+	require.Equal(t, want, got, "every event once, in order")
+	require.Len(t, errs, 1, "one error for the outage: %v", errs)
+	require.ErrorIs(t, errs[0], echomq.ErrUnavailable)
+}
+
+// TestFollowPermanentErrorEnds: a permanent failure is yielded once and
+// ends the iteration.
+func TestFollowPermanentErrorEnds(t *testing.T) {
+	t.Parallel()
+	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
+	q := echomqtest.Queue(t)
+	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
+	require.NoError(t, err)
+	n := 0
+	for _, err := range c.Stream(q, "plain").Follow(context.Background(), &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{})}) {
+		n++
+		require.ErrorIs(t, err, echomq.ErrWrongType)
+		require.NotErrorIs(t, err, echomq.ErrUnavailable)
+	}
+	require.Equal(t, 1, n)
+}
+
+// TestFollowStopsWhenCancelled: a follower blocked in a long XREAD BLOCK
+// ends as soon as its context ends, not when the block (or the call bound
+// on top of it) runs out: a stopping service must not hang for its block.
+func TestFollowStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
+	s := c.Stream(echomqtest.Queue(t), "idle")
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan time.Time, 1)
+	go func() {
+		for _, err := range s.Follow(fctx, &echomq.FollowOpts{Block: time.Minute}) {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		done <- time.Now()
+	}()
+	// Let the follower reach its blocking read: an idle stream gives it
+	// nothing to return before.
+	time.Sleep(500 * time.Millisecond)
+	cancelled := time.Now()
+	cancel()
+	select {
+	case ended := <-done:
+		require.Less(t, ended.Sub(cancelled), 30*time.Second, "ended long before its one-minute block")
+	case <-time.After(45 * time.Second):
+		t.Fatal("the follower did not end after its context did")
+	}
+}
