@@ -3,6 +3,7 @@ package echomq_test
 import (
 	"errors"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ type benchEnv struct {
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
-	emq, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: echomq.Node(1), Notice: io.Discard})
+	emq, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: echomq.Node(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, emq.Close()) })
 	opt, err := valkey.ParseURL(url)
@@ -401,3 +402,10 @@ func BenchmarkMint(b *testing.B) {
 		})
 	}
 }
+
+var benchCallTimeout = func() time.Duration {
+	if os.Getenv("EMQ_BENCH_NOBOUND") != "" {
+		return -1
+	}
+	return 0
+}()

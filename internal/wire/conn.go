@@ -68,6 +68,14 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if o.DialTimeout > 0 {
 		opt.Dialer.Timeout = o.DialTimeout
 	}
+	if o.CallTimeout > 0 {
+		// valkey-go's own bound of a connection that stops answering: a
+		// command waits at most this long on its socket, and a pipelined
+		// connection with calls in flight and no reply for a keep-alive
+		// interval is pinged and closed when the ping goes unanswered this
+		// long. It bounds writes without a context per call (see timed).
+		opt.ConnWriteTimeout = o.CallTimeout
+	}
 	c, err := valkey.NewClient(opt)
 	if err != nil {
 		return nil, convert(err)

@@ -92,7 +92,18 @@ func (t timed) bound(ctx context.Context, block bool) (time.Time, time.Duration,
 	return dl, d, true
 }
 
+// perCall reports whether cmd needs the bound as a context of its own: a
+// command valkey-go retries on network errors (it would retry for as long
+// as its context lasts) or one that blocks in the engine (which the
+// connection's own timeout does not cover). Any other command is bounded by
+// the connection's timeout (ConnWriteTimeout, set to the same bound), which
+// costs nothing per call: appends stay as cheap as a bare XADD.
+func perCall(cmd valkey.Completed) bool { return cmd.IsRetryable() || cmd.IsBlock() }
+
 func (t timed) Do(ctx context.Context, cmd valkey.Completed) valkey.ValkeyResult {
+	if !perCall(cmd) {
+		return connTimedOut(ctx, t.d, t.Client.Do(ctx, cmd))
+	}
 	dl, d, ok := t.bound(ctx, cmd.IsBlock())
 	if !ok {
 		return t.Client.Do(ctx, cmd)
@@ -119,9 +130,17 @@ func boundCtx(ctx context.Context, dl time.Time, d time.Duration, block bool) (c
 }
 
 func (t timed) DoMulti(ctx context.Context, cmds ...valkey.Completed) []valkey.ValkeyResult {
-	block := false
+	block, bound := false, false
 	for _, c := range cmds {
 		block = block || c.IsBlock()
+		bound = bound || perCall(c)
+	}
+	if !bound {
+		rs := t.Client.DoMulti(ctx, cmds...)
+		for i := range rs {
+			rs[i] = connTimedOut(ctx, t.d, rs[i])
+		}
+		return rs
 	}
 	dl, d, ok := t.bound(ctx, block)
 	if !ok {
@@ -150,6 +169,22 @@ func timedOut(parent context.Context, dl time.Time, d time.Duration, r valkey.Va
 		cause = convert(err)
 	}
 	return valkey.NewErrorResult(&TimeoutError{After: d, Err: cause})
+}
+
+// connTimedOut turns the connection's own timeout (ConnWriteTimeout: the
+// engine stopped answering) into a [*TimeoutError]: valkey-go reports it as
+// a deadline, which the caller's context did not set.
+func connTimedOut(ctx context.Context, d time.Duration, r valkey.ValkeyResult) valkey.ValkeyResult {
+	err := r.NonValkeyError()
+	if err == nil || d <= 0 || ctx.Err() != nil {
+		return r
+	}
+	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+		// The caller's context still lives: the deadline was the
+		// connection's, not the caller's.
+		return valkey.NewErrorResult(&TimeoutError{After: d})
+	}
+	return r
 }
 
 // isTimeout reports a socket deadline (set by valkey-go from the context).
