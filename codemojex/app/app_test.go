@@ -6,7 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -76,4 +78,44 @@ func TestCommandLine(t *testing.T) {
 	require.Equal(t, 0, Execute(context.Background(), []string{"--help"}, &out, &errw))
 	require.Contains(t, out.String(), "serve")
 	require.Contains(t, out.String(), "sim")
+}
+
+// lockedBuffer is a bytes.Buffer that a running command writes while the
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestServeEmbeddedSaysSo: with EMQ_URL unset, serve runs on the embedded
+// engine and says on stderr that nothing persists (the banner, on stdout,
+// names the engine too).
+func TestServeEmbeddedSaysSo(t *testing.T) {
+	t.Setenv("EMQ_URL", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errw lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error"}, &out, &errw)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "is serving on") }, 60*time.Second, 20*time.Millisecond, errw.String())
+	cancel()
+	require.Equal(t, 0, <-done, errw.String())
+	require.Contains(t, errw.String(), "echomq: using the embedded in-process engine")
+	require.Contains(t, errw.String(), "nothing persists when the process exits")
+	require.NotContains(t, out.String(), "echomq: using the embedded")
+	require.Contains(t, out.String(), "engine: embedded")
 }
