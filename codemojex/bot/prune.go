@@ -60,19 +60,26 @@ func (b *Bot) prune(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// runPrune prunes at once and then every pruneEvery until ctx is done;
-// failures are logged and retried on the next tick.
+// runPrune prunes at once and then every pruneEvery until ctx is done; a
+// failed prune is logged and tried again soon (after 1s, doubling up to
+// pruneEvery), not an interval later.
 func (b *Bot) runPrune(ctx context.Context) {
-	t := time.NewTicker(pruneEvery)
-	defer t.Stop()
+	retry := time.Second
 	for {
+		wait := pruneEvery
 		if n, err := b.prune(ctx); err != nil && ctx.Err() == nil {
-			b.log.Warn("bot: prune notices", "err", err)
-		} else if n > 0 {
-			b.log.Info("bot: pruned notices", "deleted", n)
+			b.log.Warn("bot: prune notices; trying again", "err", err, "in", retry)
+			wait, retry = retry, min(2*retry, pruneEvery)
+		} else {
+			retry = time.Second
+			if n > 0 {
+				b.log.Info("bot: pruned notices", "deleted", n)
+			}
 		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}
