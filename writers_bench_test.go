@@ -3,40 +3,17 @@ package echomq_test
 import (
 	"io"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
-// fanOutK runs n calls of op(g) over k goroutines and returns the first
-// error.
-func fanOutK(n, k int, op func(g int) error) error {
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	for g := range k {
-		share := n / k
-		if g < n%k {
-			share++
-		}
-		wg.Go(func() {
-			for range share {
-				if err := op(g); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
-}
+// fanOutK runs n calls of op(g) over k goroutines (echomqtest.FanOutEach).
+func fanOutK(n, k int, op func(g int) error) error { return echomqtest.FanOutEach(k, n, op) }
 
 // BenchmarkWriters compares 4 writers (4 clients with distinct node ids,
 // each appending serially from one goroutine) on one stream with one

@@ -56,6 +56,12 @@ func CompareRounds(b *testing.B, perRound int, unit string, sides ...Side) int {
 // FanOut runs n calls of op spread over writers goroutines and returns the
 // first error.
 func FanOut(writers, n int, op func() error) error {
+	return FanOutEach(writers, n, func(int) error { return op() })
+}
+
+// FanOutEach is [FanOut] telling op which goroutine (0..writers-1) calls it,
+// for sides where each goroutine is a writer of its own.
+func FanOutEach(writers, n int, op func(g int) error) error {
 	var (
 		wg    sync.WaitGroup
 		once  sync.Once
@@ -68,7 +74,7 @@ func FanOut(writers, n int, op func() error) error {
 		}
 		wg.Go(func() {
 			for range share {
-				if err := op(); err != nil {
+				if err := op(g); err != nil {
 					once.Do(func() { first = err })
 					return
 				}
