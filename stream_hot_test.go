@@ -33,9 +33,12 @@ func TestOwnRacesStayPlain(t *testing.T) {
 	wg.Wait()
 	st := c.AppendStats()
 	require.EqualValues(t, 64*300, st.Records)
-	// A script a second refreshes the clock reading; a few more arbitrate a
-	// doubly refused append. A stream turned hot would run thousands.
-	require.Less(t, st.Scripts, st.Records/50, "own races sent the stream to the script: %+v", st)
+	// A script a second refreshes the clock reading, and a doubly refused
+	// append is arbitrated by one: on a quiet machine a few in ten
+	// thousand, on one whose cores another process keeps busy a few in a
+	// hundred. A stream turned hot for its own races ran over a quarter of
+	// its appends as scripts.
+	require.Less(t, st.Scripts, st.Records/10, "own races sent the stream to the script: %+v", st)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 64*300)
