@@ -110,6 +110,9 @@ func FuzzReplyDecoders(f *testing.F) {
 	f.Add([]byte{4, 11, 0, 1, 'a', 0, 1, 'b', 2, 1, 'C', 2, 1, 'D', 2, 1, 'E', 2, 1, 'F', 2, 1, 'G', 2, 1, 'H'})
 	f.Add([]byte{5, 4, 0, 4, 'n', 'a', 'm', 'e', 0, 1, 'g', 0, 3, 'l', 'a', 'g', 2, 1, 'Z'})
 	f.Add([]byte{4, 3, 0, 2, 'o', 'k', 2, 1, 'C', 2, 1, 'A'})
+	// append script replies: {'ok', sec, usec, refused, foreign, receipt} and {'dup', receipts}
+	f.Add([]byte{4, 6, 0, 2, 'o', 'k', 0, 1, '1', 0, 1, '2', 2, 1, '@', 2, 1, '@', 0, 3, 'E', 'V', 'T'})
+	f.Add([]byte{4, 2, 0, 3, 'd', 'u', 'p', 0, 3, 'E', 'V', 'T'})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msg, _ := buildMessage(data, 4)
 		arr, _ := msg.ToArray()
@@ -127,6 +130,12 @@ func FuzzReplyDecoders(f *testing.F) {
 		_, _ = decodeLaneJob(msg)
 		if len(data) > 0 {
 			_, _ = decodeLaneEnqueue(msg, int(data[0])%8)
+		}
+		if rep, err := decodeAppend(arr); err == nil && rep.Status == AppendOK && len(arr) != 5+len(rep.Receipts) {
+			t.Fatalf("append reply of %d elements decoded to %d receipts", len(arr), len(rep.Receipts))
+		}
+		if st, _, err := decodeAppendKeyed(arr); err == nil && st != AppendOK && st != AppendDup && st != AppendNonMono {
+			t.Fatalf("keyed append reply accepted with status %q", st)
 		}
 		if v, err := msg.ToAny(); err == nil {
 			if g, err := decodeTrimGuard(v); err == nil && g.Refused == "" && (g.Removed < 0 || g.Unarchived > g.Removed) {
