@@ -138,15 +138,6 @@ func (l *Lease) Node() int {
 	return l.node
 }
 
-// Held reports whether the node id is surely still held (see
-// [lease.Lease.Held]).
-func (l *Lease) Held() bool {
-	l.mu.Lock()
-	cur := l.cur
-	l.mu.Unlock()
-	return cur.Held()
-}
-
 // Holds reports whether node is the leased node id and its lease is surely
 // still held. A minter checks it after minting an id under node: true
 // means the lease was held when the id was minted (Held only ever turns
