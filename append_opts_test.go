@@ -66,6 +66,38 @@ func testIdempotentAppend(t *testing.T, c *echomq.Client, q string) {
 	require.Greater(t, ttl, int64(0), "the key expires by itself")
 }
 
+// testIdempotentAboveTop (conformance): a keyed append whose id falls below
+// the top (another node wrote 1 s ahead) is refused by the lean script,
+// which releases the key it claimed, and arbitrated: the receipt lies above
+// the top, a repeat returns it, the key expires by itself. A keyed append on
+// a key of the wrong type leaves no idempotency key behind.
+func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
+	s := c.Stream(q, "idem-above")
+	snow, err := echomq.NewSnowflake(time.Now().Add(time.Second).UnixMilli()-echomq.Epoch, 1000, 7)
+	require.NoError(t, err)
+	top := echomq.MustID(echomq.BrandEvent, snow)
+	_, err = c.Do(ctx, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
+	require.NoError(t, err)
+	opts := echomq.AppendOpts{Key: "above-1"}
+	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
+	require.NoError(t, err)
+	require.Positive(t, first.EntryID().Compare(top.EntryID()), "the receipt lies above the top")
+	again, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)
+	require.NoError(t, err)
+	require.Equal(t, first, again)
+	require.EqualValues(t, 2, streamLen(t, s))
+	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:above-1")
+	require.NoError(t, err)
+	require.Greater(t, ttl, int64(0))
+
+	wrong := c.Stream(q, "idem-wrong")
+	_, err = c.Do(ctx, "SET", wrong.Key(), "not a stream")
+	require.NoError(t, err)
+	_, err = wrong.AppendWith(ctx, echomq.F("n", "1"), echomq.AppendOpts{Key: "w-1"})
+	require.ErrorIs(t, err, echomq.ErrWrongType)
+	require.False(t, exists(t, c, wrong.Key()+":key:w-1"), "a refused keyed append leaves no key")
+}
+
 // testExpectTop (conformance): an append that requires the top (or an
 // empty stream) writes only when it holds; otherwise *ConflictError with the
 // actual top. A batch is all or nothing.

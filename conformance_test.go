@@ -61,6 +61,7 @@ func runConformance(t *testing.T, open target) {
 		"NonMonotonic":          testNonMonotonic,
 		"SkewDoor":              testSkewDoor,
 		"IdempotentAppend":      testIdempotentAppend,
+		"IdempotentAboveTop":    testIdempotentAboveTop,
 		"ExpectTop":             testExpectTop,
 		"WrongType":             testWrongType,
 		"RefusedBeforeIO":       testRefusedBeforeIO,

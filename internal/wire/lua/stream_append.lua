@@ -18,57 +18,61 @@
 -- not earlier than the engine's clock, keeping the writer's node bits when it
 -- can; it runs at most one millisecond ahead of the clock unless the top
 -- itself is ahead (then it follows the top, up to max skew).
-if redis.replicate_commands then pcall(redis.replicate_commands) end
+-- Cost: this script runs on every contended append, so its hot path avoids
+-- what is dear in the engine's Lua: closures and tables built per call,
+-- string<->number conversions (strtod, sprintf) and string allocations (each
+-- feeds the garbage collector). The top is parsed once and kept as numbers;
+-- the receipt is built with one concatenation.
 
 local EPOCH = 1704067200000
 local TAILMAX = 4194303
 local ALPHA = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 
-local key = KEYS[1]
-local mode, node = ARGV[1], tonumber(ARGV[2])
-local maxskew, lead = tonumber(ARGV[3]), tonumber(ARGV[4])
-local expect, window, n = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local call, pcall, sub, find = redis.call, redis.pcall, string.sub, string.find
+local tonumber, unpack, floor = tonumber, unpack, math.floor
+local key, argv = KEYS[1], ARGV
+local mode, node = argv[1], tonumber(argv[2])
+local expect = argv[5]
 
-local t = redis.call('TIME')
+local t = call('TIME')
 local sec, usec = t[1], t[2]
-local now = tonumber(sec) * 1000 + math.floor(tonumber(usec) / 1000)
+local now = tonumber(sec) * 1000 + floor(tonumber(usec) / 1000)
+local reach = now + tonumber(argv[4]) -- proposals up to here are tried
+local door = now + tonumber(argv[3])  -- tops and ids beyond are refused
 
--- The branded receipt of the A1 entry id (ms, tail): EVT + 11 base62 digits
--- of (ms - EPOCH) << 22 | tail, by long division in two limbs, since Lua
--- numbers are doubles and a snowflake has 63 bits.
+-- receipt returns the branded receipt of the A1 entry id (ms, tail): EVT
+-- and 11 base62 digits of (ms - EPOCH) << 22 | tail, by long division in
+-- two limbs (Lua numbers are doubles; a snowflake has 63 bits), unrolled
+-- so that the digits are joined in one concatenation (least significant first in d).
 local function receipt(ms, tail)
-  local hi, lo = ms - EPOCH, tail
-  local out = {}
-  for i = 11, 1, -1 do
-    local r = hi % 62
+  local hi, lo, r, x = ms - EPOCH, tail
+  local d = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+  for i = 1, 11 do
+    r = hi % 62
     hi = (hi - r) / 62
-    local x = r * 4194304 + lo
-    local d = x % 62
-    lo = (x - d) / 62
-    out[i] = string.sub(ALPHA, d + 1, d + 1)
+    x = r * 4194304 + lo
+    r = x % 62
+    lo = (x - r) / 62
+    d[i] = r + 1
   end
-  return 'EVT' .. table.concat(out)
+  return 'EVT' .. sub(ALPHA, d[11], d[11]) .. sub(ALPHA, d[10], d[10]) .. sub(ALPHA, d[9], d[9]) ..
+    sub(ALPHA, d[8], d[8]) .. sub(ALPHA, d[7], d[7]) .. sub(ALPHA, d[6], d[6]) ..
+    sub(ALPHA, d[5], d[5]) .. sub(ALPHA, d[4], d[4]) .. sub(ALPHA, d[3], d[3]) ..
+    sub(ALPHA, d[2], d[2]) .. sub(ALPHA, d[1], d[1])
 end
 
-local function parse(eid)
-  local ms, seq = string.match(eid, '^(%d+)-(%d+)$')
-  return tonumber(ms), tonumber(seq)
+-- split returns the numbers of an entry id 'ms-seq'.
+local function split(eid)
+  local dash = find(eid, '-', 1, true)
+  return tonumber(sub(eid, 1, dash - 1)), tonumber(sub(eid, dash + 1))
 end
 
-local function is_nonmono(err)
-  return string.find(err, NONMONO, 1, true) ~= nil
-end
-
-local function last_entry()
-  local r = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
-  if #r == 0 then return nil end
-  return r[1][1]
-end
-
+-- last_generated returns the stream's last generated id, which XADD
+-- compares with even after the last entry was deleted ('0-0' when none).
 local function last_generated()
-  if redis.call('EXISTS', key) == 0 then return '0-0' end
-  local info = redis.call('XINFO', 'STREAM', key)
+  if call('EXISTS', key) == 0 then return '0-0' end
+  local info = call('XINFO', 'STREAM', key)
   if info['last-generated-id'] then return info['last-generated-id'] end
   for i = 1, #info, 2 do
     if info[i] == 'last-generated-id' then return info[i + 1] end
@@ -76,117 +80,108 @@ local function last_generated()
   return '0-0'
 end
 
--- above returns the smallest entry id above (tms, ttail) and not before now,
--- with this writer's node bits when they fit.
-local function above(tms, ttail)
-  local ms = math.max(now, tms)
-  local own = node * 4096
-  if ms > tms or own > ttail then return ms, own end
-  if math.floor(ttail / 4096) == node and ttail % 4096 < 4095 then return ms, ttail + 1 end
-  if ms <= now then return ms + 1, own end
-  if ttail < TAILMAX then return ms, ttail + 1 end
-  return ms + 1, own
-end
-
-local function add(eid, rc, a, nf)
-  local args = {'XADD', key, eid, 'id', rc}
-  for j = 1, nf do args[5 + j] = ARGV[a + j - 1] end
-  return redis.pcall(unpack(args))
-end
-
--- foreign_top notes whether the top a proposal fell below was written by
--- another node: then another writer is above this one (a top of this
--- writer's own node is one of its own later appends).
-local foreign = 0
-local function note_top(ttail)
-  if math.floor(math.min(ttail, TAILMAX) / 4096) ~= node then foreign = 1 end
-end
-
-local function failed(r)
-  return type(r) == 'table' and r.err ~= nil
+-- The stream top, as numbers, once known (known == false until read).
+local known, tms, ttail = false, 0, 0
+local function read_top()
+  local r = call('XREVRANGE', key, '+', '-', 'COUNT', 1)
+  local last = r[1] and r[1][1] or last_generated()
+  tms, ttail = split(last)
+  known = true
+  return r[1] and r[1][1] or nil
 end
 
 if KEYS[2] then
-  local v = redis.call('GET', KEYS[2])
+  local v = call('GET', KEYS[2])
   if v then return {'dup', sec, usec, v} end
 end
 
--- top is the id the next record must exceed, when known: nil until read.
-local top = nil
 if expect ~= '' then
-  local last = last_entry()
+  local last = read_top()
   if (expect == '-' and last ~= nil) or (expect ~= '-' and last ~= expect) then
     return {'conflict', sec, usec, last or ''}
   end
-  top = last or last_generated()
 end
 
+-- foreign is 1 once a proposal fell at or below a top written by another
+-- node: then another writer is above this one (a top of this writer's own
+-- node is one of its own later appends).
 local out = {'ok', sec, usec, 0, 0}
-local refused = 0
+local refused, foreign, own = 0, 0, node * 4096
+local n = tonumber(argv[7])
 local a = 8
-for i = 1, n do
-  local eid, rc, nf = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
+for _ = 1, n do
+  local eid, rc, nf = argv[a], argv[a + 1], tonumber(argv[a + 2])
   a = a + 3
-  local pms = tonumber(string.sub(eid, 1, string.find(eid, '-', 1, true) - 1))
+  local pms, ptail = split(eid)
   if mode == 'i' then
-    if pms > now + maxskew then return {'skew', sec, usec, 'id', pms} end
-    local r = add(eid, rc, a, nf)
-    if failed(r) then
-      if is_nonmono(r.err) then return {'nonmono', sec, usec} end
-      return redis.error_reply(r.err)
+    if pms > door then return {'skew', sec, usec, 'id', pms} end
+    local r = pcall('XADD', key, eid, 'id', rc, unpack(argv, a, a + nf - 1))
+    if type(r) == 'table' and r.err then
+      if find(r.err, NONMONO, 1, true) then return {'nonmono', sec, usec} end
+      return r
     end
   else
     local ok = false
-    if mode == 'h' and top == nil then
-      top = last_entry() or last_generated()
-    end
-    local ahead = false
-    if top ~= nil and pms <= now + lead then
-      local tms, ttail = parse(top)
-      local _, ptail = parse(eid)
-      ahead = pms > tms or (pms == tms and ptail > ttail)
-    end
-    if top ~= nil and not ahead then
-      refused = refused + 1
-      if pms <= now + lead then note_top(select(2, parse(top))) end
-    end
-    if pms <= now + lead and (top == nil or ahead) then
-      local r = add(eid, rc, a, nf)
-      if not failed(r) then
-        ok = true
-      elseif not is_nonmono(r.err) then
-        return redis.error_reply(r.err)
-      else
+    if pms <= reach then
+      if mode == 'h' and not known then read_top() end
+      if known and not (pms > tms or (pms == tms and ptail > ttail)) then
         refused = refused + 1
+        if floor(math.min(ttail, TAILMAX) / 4096) ~= node then foreign = 1 end
+      else
+        local r = pcall('XADD', key, eid, 'id', rc, unpack(argv, a, a + nf - 1))
+        if type(r) ~= 'table' or not r.err then
+          ok = true
+        elseif not find(r.err, NONMONO, 1, true) then
+          return r
+        else
+          refused = refused + 1
+          known = false
+        end
       end
+    elseif known then
+      refused = refused + 1
     end
     if not ok then
-      if top == nil then top = last_entry() or last_generated() end
+      if not known then read_top() end
       for _ = 1, 2 do
-        local tms, ttail = parse(top)
-        note_top(ttail)
-        if tms > now + maxskew then return {'skew', sec, usec, 'top', tms} end
-        local ms, tail
-        if ttail > TAILMAX then ms, tail = above(tms, TAILMAX) else ms, tail = above(tms, ttail) end
+        if floor(math.min(ttail, TAILMAX) / 4096) ~= node then foreign = 1 end
+        if tms > door then return {'skew', sec, usec, 'top', tms} end
+        -- The smallest id above the top and not before the clock, with
+        -- this writer's node bits when they fit; at most one millisecond
+        -- ahead of the clock unless the top itself is ahead.
+        local tail = math.min(ttail, TAILMAX)
+        local ms = math.max(now, tms)
+        if ms > tms or own > tail then
+          tail = own
+        elseif floor(tail / 4096) == node and tail % 4096 < 4095 then
+          tail = tail + 1
+        elseif ms <= now then
+          ms, tail = ms + 1, own
+        elseif tail < TAILMAX then
+          tail = tail + 1
+        else
+          ms, tail = ms + 1, own
+        end
+        pms, ptail = ms, tail
         eid = string.format('%.0f-%.0f', ms, tail)
         rc = receipt(ms, tail)
-        local r = add(eid, rc, a, nf)
-        if not failed(r) then ok = true break end
-        if not is_nonmono(r.err) then return redis.error_reply(r.err) end
+        local r = pcall('XADD', key, eid, 'id', rc, unpack(argv, a, a + nf - 1))
+        if type(r) ~= 'table' or not r.err then ok = true break end
+        if not find(r.err, NONMONO, 1, true) then return r end
         -- The last entry was deleted: XADD compares with the last generated id.
         refused = refused + 1
-        top = last_generated()
+        tms, ttail = split(last_generated())
       end
       if not ok then return redis.error_reply('ERR ' .. NONMONO) end
     end
   end
-  top = eid
+  known, tms, ttail = true, pms, ptail
   out[#out + 1] = rc
   a = a + nf
 end
 out[4] = refused
 out[5] = foreign
 if KEYS[2] then
-  redis.call('SET', KEYS[2], table.concat(out, '', 6), 'PX', window)
+  call('SET', KEYS[2], table.concat(out, '', 6), 'PX', argv[6])
 end
 return out
