@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Counts what the engine spends on each append path, in instructions per
+# call (valgrind's callgrind on a private redis-server): a count, unlike a
+# time, is the same on a busy machine and an idle one, so a change to a Lua
+# script can be judged by it. Each path runs N and 2N times; the difference
+# divided by N is the cost of one call, the server's start and stop
+# cancelled out.
+#
+#   scripts/script-cost.sh          # N=2000
+#   N=500 scripts/script-cost.sh
+#   REF=efa8691 scripts/script-cost.sh   # the scripts as they were at a commit
+#
+# Paths: a bare XADD (the floor), an empty EVALSHA (what any script costs),
+# the append script on a contended stream (a stale proposal: the script
+# reads the top, chooses the id and builds the receipt) and the lean keyed
+# append (a fresh key each call).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "script-cost: valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
+
+N=${N:-2000}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+echo 'return 1' >"$dir/empty.lua"
+
+# lua PATH: the script at PATH, from REF when set.
+lua() {
+	if [ -z "${REF:-}" ]; then echo "$1"; return; fi
+	local f; f="$dir/$(basename "$1")"
+	git show "$REF:$1" >"$f"
+	echo "$f"
+}
+
+free_port() {
+	for _ in $(seq 50); do
+		local p=$((20000 + RANDOM % 20000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+	done
+	echo "no free port" >&2; exit 1
+}
+
+# total CALLS SCRIPT|'' ARGS...: instructions of a server that served CALLS
+# requests (EVALSHA of SCRIPT with ARGS, or ARGS as a command).
+total() {
+	local calls=$1 script=$2; shift 2
+	local port; port=$(free_port)
+	rm -f "$dir"/cg.*
+	valgrind --tool=callgrind --callgrind-out-file="$dir/cg.%p" \
+		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" >"$dir/vg.log" 2>&1 &
+	local pid=$!
+	for _ in $(seq 200); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+	if [ -n "$script" ]; then
+		local sha; sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$script")")
+		redis-benchmark -p "$port" -n "$calls" -r 100000000 -c 1 -q EVALSHA "$sha" "$@" >/dev/null 2>&1
+	else
+		redis-benchmark -p "$port" -n "$calls" -r 100000000 -c 1 -q "$@" >/dev/null 2>&1
+	fi
+	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+	wait "$pid" || true
+	awk '/^(summary|totals):/ {print $2; exit}' "$dir"/cg.*
+}
+
+per_call() {
+	local name=$1; shift
+	local a b
+	a=$(total "$N" "$@")
+	b=$(total $((2 * N)) "$@")
+	printf '%-40s %8d instructions/call\n' "$name" $(((b - a) / N))
+}
+
+payload=(room lobby-7 player PLR0KHTOWnGLuC points 120)
+per_call "XADD * (6 payload fields)" '' XADD st '*' "${payload[@]}"
+per_call "EVALSHA of 'return 1'" "$dir/empty.lua" 1 st
+per_call "stream_append, contended (mode h)" "$(lua internal/wire/lua/stream_append.lua)" \
+	1 st h 900 5000 5 '' 600000 1 1704067200000-0 EVT00000000000 6 "${payload[@]}"
+per_call "stream_append_keyed, fresh key" "$(lua internal/wire/lua/stream_append_keyed.lua)" \
+	2 st 'k:__rand_int__' '*' EVT00000000000 600000 "${payload[@]}"
