@@ -48,7 +48,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, closed: make(chan struct{}), eclock: newEngineClock()}
-	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName, CallTimeout: cfg.CallTimeout, DialTimeout: cfg.DialTimeout}
+	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName, CallTimeout: cfg.CallTimeout, DialTimeout: cfg.DialTimeout, FlushDelay: cfg.FlushDelay}
 	switch {
 	case cfg.URL == "":
 		return nil, ErrNoEngine
@@ -61,7 +61,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("echomq: start embedded engine: %w", err)
 		}
 		c.embedded = &e
-		opts = wire.Options{Addr: e.Addr, ForceSingle: true, ClientName: cfg.ClientName, CallTimeout: cfg.CallTimeout, DialTimeout: cfg.DialTimeout}
+		opts = wire.Options{Addr: e.Addr, ForceSingle: true, ClientName: cfg.ClientName, CallTimeout: cfg.CallTimeout, DialTimeout: cfg.DialTimeout, FlushDelay: cfg.FlushDelay}
 		notice := cfg.Notice
 		if notice == nil {
 			notice = os.Stderr

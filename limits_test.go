@@ -34,6 +34,7 @@ func TestConnectBadConfig(t *testing.T) {
 		{"dedupe window high", echomq.Config{DedupeWindow: 31 * 24 * time.Hour}},
 		{"dial timeout negative", echomq.Config{DialTimeout: -time.Second}},
 		{"dial timeout high", echomq.Config{DialTimeout: time.Hour}},
+		{"flush delay high", echomq.Config{FlushDelay: time.Second}},
 		{"call timeout high", echomq.Config{CallTimeout: 25 * time.Hour}},
 		{"client name space", echomq.Config{ClientName: "a b"}},
 		{"client name newline", echomq.Config{ClientName: "a\nb"}},

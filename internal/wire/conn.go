@@ -34,6 +34,9 @@ type Options struct {
 	// DialTimeout bounds one connection attempt (the TCP dial and the
 	// handshake); <= 0: valkey-go's default (5s).
 	DialTimeout time.Duration
+	// FlushDelay is valkey-go's MaxFlushDelay: how long the writer may
+	// wait after a flush to batch more commands; <= 0: none.
+	FlushDelay time.Duration
 }
 
 // URLError is a URL that cannot name an engine.
@@ -67,6 +70,9 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	}
 	if o.DialTimeout > 0 {
 		opt.Dialer.Timeout = o.DialTimeout
+	}
+	if o.FlushDelay > 0 {
+		opt.MaxFlushDelay = o.FlushDelay
 	}
 	if o.CallTimeout > 0 {
 		// valkey-go's own bound of a connection that stops answering: a
