@@ -119,6 +119,8 @@ func TestProxyForwards(t *testing.T) {
 		require.NoError(t, c.ping(testTimeout))
 	}
 	require.Equal(t, 1, p.Conns())
+	require.Equal(t, ProxyCounts{Conns: 1, Chunks: 10}, p.Counts(), "one connection, ten pings")
+	require.EqualValues(t, 11, p.Counts().Attempts())
 }
 
 func TestProxyLatency(t *testing.T) {

@@ -104,3 +104,36 @@ func TestSleep(t *testing.T) {
 	cancel()
 	require.False(t, outage.Sleep(ctx, time.Hour))
 }
+
+func TestSweeps(t *testing.T) {
+	t.Parallel()
+	var buf syncBuf
+	s := &outage.Sweeps{Watch: outage.New(slog.New(slog.NewTextHandler(&buf, nil)), "echomq: test"), Tick: 10 * time.Millisecond}
+	down := &wire.TransportError{Err: errors.New("connection refused")}
+	perm := &wire.ServerError{Prefix: "WRONGTYPE", Message: "WRONGTYPE x"}
+	for _, tc := range []struct {
+		name    string
+		errs    []error
+		next    time.Duration
+		perm    []int
+		stop    error
+		outages int64
+		downNow bool
+	}{
+		{"all well", []error{nil, nil}, 10 * time.Millisecond, nil, nil, 0, false},
+		{"permanent only", []error{perm, nil}, 10 * time.Millisecond, []int{0}, nil, 0, false},
+		{"outage", []error{down, perm}, 100 * time.Millisecond, []int{1}, nil, 1, true},
+		{"outage goes on, backoff grows", []error{down, down}, 200 * time.Millisecond, nil, nil, 1, true},
+		{"back", []error{nil, perm}, 10 * time.Millisecond, []int{1}, nil, 1, false},
+		{"closed client stops", []error{down, wire.ErrClosed}, 0, nil, wire.ErrClosed, 1, false},
+	} {
+		next, p, stop := s.Done(tc.errs)
+		require.Equal(t, tc.next, next, tc.name)
+		require.Equal(t, tc.perm, p, tc.name)
+		require.Equal(t, tc.stop, stop, tc.name)
+		require.Equal(t, tc.outages, s.Watch.Outages(), tc.name)
+		require.Equal(t, tc.downNow, s.Watch.Down(), tc.name)
+	}
+	require.Equal(t, 1, strings.Count(buf.String(), outage.DownMsg))
+	require.Equal(t, 1, strings.Count(buf.String(), outage.UpMsg))
+}
