@@ -47,7 +47,8 @@ type cell struct {
 	stopping      atomic.Bool  // the test is stopping the component
 	producedUntil atomic.Int64 // unix nanos when the producer stopped
 	lastClean     atomic.Int64 // unix nanos of the last sweep without failure
-	store         archive.Store
+	store         archive.Store  // the archiver's
+	reader        *echomq.Stream // the reads' stream, on the component's client
 }
 
 func newCell(t *testing.T, comp component) *cell {

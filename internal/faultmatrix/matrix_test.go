@@ -167,8 +167,12 @@ func runFault(t *testing.T, f fault) ([]row, string) {
 		c.stopping.Store(true)
 	}
 	cancel()
-	for _, s := range stops {
+	for i, s := range stops {
+		start := time.Now()
 		s()
+		if took := time.Since(start); took > 5*time.Second {
+			t.Logf("%s took %v to stop", cells[i].comp.name, took.Round(time.Millisecond))
+		}
 	}
 
 	rows := make([]row, len(cells))
