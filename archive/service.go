@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/echomq/echomq/internal/outage"
-	"github.com/echomq/echomq/internal/startstop"
 )
 
 // SweepResult is the outcome of one cycle over every policy.
@@ -67,14 +66,7 @@ func (a *Archiver) Start(ctx context.Context) error {
 }
 
 func (a *Archiver) sweeps(ctx context.Context) error {
-	s := &outage.Sweeps{Watch: outage.New(a.cfg.Logger, "echomq: archiver"), Tick: a.cfg.Tick}
-	err := startstop.Loop(ctx, func(ctx context.Context) (time.Duration, error) { return a.sweepOnce(ctx, s) })
-	if err != nil {
-		a.cfg.Logger.Error("echomq: archiver: stopped on a permanent error", "err", err)
-		return err
-	}
-	a.cfg.Logger.Info("echomq: archiver: stopped", "reason", "context ended")
-	return nil
+	return outage.RunSweeps(ctx, a.cfg.Logger, "echomq: archiver", a.cfg.Tick, a.sweepOnce)
 }
 
 // sweepOnce is one background sweep. A cycle that failed is retried on the

@@ -39,7 +39,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 				w.failPermanently(err)
 				return
 			}
-			if !sleepCtx(ctx, back.Next()) {
+			if !outage.Sleep(ctx, back.Next()) {
 				return
 			}
 			continue
@@ -69,7 +69,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 				w.failPermanently(err)
 				return
 			}
-			if !sleepCtx(ctx, back.Next()) {
+			if !outage.Sleep(ctx, back.Next()) {
 				return
 			}
 		}
@@ -235,16 +235,4 @@ func (w *Worker) releaseNow(job *Job) {
 	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 	defer cancel()
 	w.count(w.q.Release(ctx, job), &w.stats.released)
-}
-
-// sleepCtx sleeps d and reports false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -183,8 +183,7 @@ func (d *Driver) check(ctx context.Context) (pending []Policy, err error) {
 }
 
 func (d *Driver) sweeps(ctx context.Context, pending []Policy) error {
-	s := &outage.Sweeps{Watch: outage.New(d.cfg.Logger, "echomq: retention"), Tick: d.cfg.Tick}
-	err := startstop.Loop(ctx, func(ctx context.Context) (time.Duration, error) {
+	return outage.RunSweeps(ctx, d.cfg.Logger, "echomq: retention", d.cfg.Tick, func(ctx context.Context, s *outage.Sweeps) (time.Duration, error) {
 		if len(pending) > 0 {
 			errs := make([]error, len(pending))
 			left := pending[:0:0]
@@ -205,12 +204,6 @@ func (d *Driver) sweeps(ctx context.Context, pending []Policy) error {
 		}
 		return d.sweepOnce(ctx, s)
 	})
-	if err != nil {
-		d.cfg.Logger.Error("echomq: retention: stopped on a permanent error", "err", err)
-		return err
-	}
-	d.cfg.Logger.Info("echomq: retention: stopped", "reason", "context ended")
-	return nil
 }
 
 // sweepOnce is one background sweep: failures are tried again on the next

@@ -44,9 +44,9 @@ type cell struct {
 
 	attempts echomqtest.ProxyCounts // client attempts during the fault
 
-	stopping      atomic.Bool  // the test is stopping the component
-	producedUntil atomic.Int64 // unix nanos when the producer stopped
-	lastClean     atomic.Int64 // unix nanos of the last sweep without failure
+	stopping      atomic.Bool    // the test is stopping the component
+	producedUntil atomic.Int64   // unix nanos when the producer stopped
+	lastClean     atomic.Int64   // unix nanos of the last sweep without failure
 	store         archive.Store  // the archiver's
 	reader        *echomq.Stream // the reads' stream, on the component's client
 }

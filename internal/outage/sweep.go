@@ -1,9 +1,12 @@
 package outage
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"time"
 
+	"github.com/echomq/echomq/internal/startstop"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -44,4 +47,21 @@ func (s *Sweeps) Done(errs []error) (next time.Duration, permanent []int, stop e
 	}
 	s.Watch.Failed("sweep", down)
 	return max(s.Tick, s.back.Next()), permanent, nil
+}
+
+// RunSweeps runs sweep at once, then again the delay it returns after it
+// returned, until ctx ends (nil) or sweep returns an error (returned), and
+// logs which ended it: "<name>: stopped" with reason=context ended, or
+// "<name>: stopped on a permanent error". Each sweep gets the loop's
+// [Sweeps], watching outages under name.
+func RunSweeps(ctx context.Context, log *slog.Logger, name string, tick time.Duration,
+	sweep func(ctx context.Context, s *Sweeps) (time.Duration, error)) error {
+	s := &Sweeps{Watch: New(log, name), Tick: tick}
+	err := startstop.Loop(ctx, func(ctx context.Context) (time.Duration, error) { return sweep(ctx, s) })
+	if err != nil {
+		log.Error(name+": stopped on a permanent error", "err", err)
+		return err
+	}
+	log.Info(name+": stopped", "reason", "context ended")
+	return nil
 }
