@@ -96,8 +96,8 @@ func (r *liveRun[S]) catchUp(ctx context.Context) error {
 			return nil
 		}
 		if err == nil {
-			r.watch.OK()
 			r.back.Reset()
+			r.readOK()
 			return r.maybeSave(ctx, true)
 		}
 		if !outage.Transient(err) {
@@ -107,6 +107,14 @@ func (r *liveRun[S]) catchUp(ctx context.Context) error {
 		if !outage.Sleep(ctx, r.back.Next()) {
 			return nil
 		}
+	}
+}
+
+// readOK ends an outage after a read succeeded, unless a snapshot still
+// waits for its retry: the outage ends when everything works again.
+func (r *liveRun[S]) readOK() {
+	if r.nextSave.IsZero() {
+		r.watch.OK()
 	}
 }
 
@@ -191,7 +199,7 @@ func (r *liveRun[S]) follow(ctx context.Context) error {
 				}
 			}
 			l.mu.Unlock()
-			r.watch.OK()
+			r.readOK()
 			if err := r.maybeSave(fctx, false); err != nil {
 				return err
 			}
