@@ -2,9 +2,6 @@ package echomq_test
 
 import (
 	"context"
-	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,34 +11,6 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 )
 
-// lineCount counts a logger's records by message suffix.
-type lineCount struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (l *lineCount) Enabled(context.Context, slog.Level) bool { return true }
-func (l *lineCount) Handle(_ context.Context, r slog.Record) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.msgs = append(l.msgs, r.Message)
-	return nil
-}
-func (l *lineCount) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l *lineCount) WithGroup(string) slog.Handler      { return l }
-
-func (l *lineCount) count(suffix string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, m := range l.msgs {
-		if strings.HasSuffix(m, suffix) {
-			n++
-		}
-	}
-	return n
-}
-
 // TestConsumerStartsDuringOutage: a consumer started while the engine is
 // down does not fail: its first XGROUP CREATE waits for the engine, the
 // outage is logged once and its end once, and it consumes once the engine
@@ -49,12 +18,12 @@ func (l *lineCount) count(suffix string) int {
 func TestConsumerStartsDuringOutage(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.StartPersistent(t)
-	log := &lineCount{}
-	c := faultClient(t, srv.URL(), echomq.Config{Logger: slog.New(log)})
+	log := &echomqtest.Logs{}
+	c := faultClient(t, srv.URL(), echomq.Config{Logger: log.Logger()})
 	q := echomqtest.Queue(t)
 	got := make(chan string, 10)
 	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "ev", Group: "g", Start: echomq.StartHead,
-		Beat: 200 * time.Millisecond, Logger: slog.New(log),
+		Beat: 200 * time.Millisecond, Logger: log.Logger(),
 		Handle: func(_ context.Context, d echomq.Delivery) error { got <- d.Fields[1]; return nil }})
 	require.NoError(t, err)
 
@@ -77,25 +46,25 @@ func TestConsumerStartsDuringOutage(t *testing.T) {
 		}
 	}
 	require.NoError(t, cons.Stop(context.Background()))
-	require.Equal(t, 1, log.count("echomq: consumer: engine unavailable; retrying"), "%q", log.msgs)
-	require.Equal(t, 1, log.count("echomq: consumer: engine back"), "%q", log.msgs)
-	require.Equal(t, 1, log.count("echomq: consumer: stopped"))
+	require.Equal(t, 1, log.Count("echomq: consumer: engine unavailable; retrying"), "%q", log.Messages())
+	require.Equal(t, 1, log.Count("echomq: consumer: engine back"), "%q", log.Messages())
+	require.Equal(t, 1, log.Count("echomq: consumer: stopped"))
 }
 
 // TestConsumerStopsOnPermanentError: a stream key of the wrong type is
 // permanent: Run returns the error at once and logs why it stopped.
 func TestConsumerStopsOnPermanentError(t *testing.T) {
 	t.Parallel()
-	log := &lineCount{}
+	log := &echomqtest.Logs{}
 	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
 	q := echomqtest.Queue(t)
 	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
 	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "plain", Group: "g", Start: echomq.StartHead,
-		Logger: slog.New(log), Handle: func(context.Context, echomq.Delivery) error { return nil }})
+		Logger: log.Logger(), Handle: func(context.Context, echomq.Delivery) error { return nil }})
 	require.NoError(t, err)
 	err = cons.Run(context.Background())
 	require.ErrorIs(t, err, echomq.ErrWrongType)
 	require.NotErrorIs(t, err, echomq.ErrUnavailable)
-	require.Equal(t, 1, log.count("echomq: consumer: stopped on a permanent error"))
+	require.Equal(t, 1, log.Count("echomq: consumer: stopped on a permanent error"))
 }

@@ -217,3 +217,16 @@ func TestProxyCloseEndsEverything(t *testing.T) {
 	_, err = net.DialTimeout("tcp", p.Addr(), testTimeout)
 	require.Error(t, err)
 }
+
+func TestLogs(t *testing.T) {
+	t.Parallel()
+	var l Logs
+	log := l.Logger().With("k", "v").WithGroup("g")
+	log.Warn("echomq: x: engine unavailable; retrying")
+	log.Info("echomq: x: engine back")
+	log.Warn("echomq: y: engine unavailable; retrying")
+	require.Equal(t, 2, l.Count("engine unavailable; retrying"))
+	require.Equal(t, 1, l.Count("engine back"))
+	require.Zero(t, l.Count("stopped"))
+	require.Len(t, l.Messages(), 3)
+}

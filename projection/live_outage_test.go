@@ -3,9 +3,6 @@ package projection
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // flakyStore fails its first saves with a transient (or a permanent)
@@ -32,34 +30,6 @@ func (f *flakyStore) Save(ctx context.Context, b []byte) error {
 	return f.memStore.Save(ctx, b)
 }
 
-// lines counts a logger's records by message.
-type lines struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (l *lines) Enabled(context.Context, slog.Level) bool { return true }
-func (l *lines) Handle(_ context.Context, r slog.Record) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.msgs = append(l.msgs, r.Message)
-	return nil
-}
-func (l *lines) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l *lines) WithGroup(string) slog.Handler      { return l }
-
-func (l *lines) count(suffix string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, m := range l.msgs {
-		if strings.HasSuffix(m, suffix) {
-			n++
-		}
-	}
-	return n
-}
-
 // TestLiveRetriesSnapshots: snapshot writes that fail with a transient
 // error are retried with a backoff while folding goes on; the projection
 // never loses its place, logs the outage once and its end once, and the
@@ -70,10 +40,10 @@ func TestLiveRetriesSnapshots(t *testing.T) {
 	s := b.stream("ev")
 	store := &flakyStore{err: &echomq.TransportError{Err: errors.New("connection refused")}}
 	store.fail.Store(4)
-	log := &lines{}
+	log := &echomqtest.Logs{}
 	var saved atomic.Int64
 	l, err := NewLive(collect(), &LiveConfig{Store: store, SnapshotEvery: 5, SnapshotInterval: 20 * time.Millisecond,
-		Logger: slog.New(log), OnSnapshot: func(_ Checkpoint, applied int64) { saved.Store(applied) }}, s)
+		Logger: log.Logger(), OnSnapshot: func(_ Checkpoint, applied int64) { saved.Store(applied) }}, s)
 	require.NoError(t, err)
 	require.NoError(t, l.Start(b.ctx))
 	for i := range 30 {
@@ -84,9 +54,9 @@ func TestLiveRetriesSnapshots(t *testing.T) {
 		"a snapshot of all 30 events landed after the failed ones")
 	require.NoError(t, l.Stop(b.ctx))
 	require.GreaterOrEqual(t, store.attempts.Load(), int64(5), "the failed saves were retried")
-	require.Equal(t, 1, log.count("engine unavailable; retrying"), "%q", log.msgs)
-	require.Equal(t, 1, log.count("engine back"), "%q", log.msgs)
-	require.Equal(t, 1, log.count("echomq: projection: stopped"))
+	require.Equal(t, 1, log.Count("engine unavailable; retrying"), "%q", log.Messages())
+	require.Equal(t, 1, log.Count("engine back"), "%q", log.Messages())
+	require.Equal(t, 1, log.Count("echomq: projection: stopped"))
 
 	// A fresh Live resumes from the snapshot: every event once, in order.
 	again, err := NewLive(collect(), &LiveConfig{Store: store}, s)
@@ -111,8 +81,8 @@ func TestLiveStopsOnPermanentSnapshotError(t *testing.T) {
 	full := errors.New("disk full")
 	store := &flakyStore{err: full}
 	store.fail.Store(1 << 30)
-	log := &lines{}
-	l, err := NewLive(collect(), &LiveConfig{Store: store, SnapshotEvery: 1, Logger: slog.New(log)}, s)
+	log := &echomqtest.Logs{}
+	l, err := NewLive(collect(), &LiveConfig{Store: store, SnapshotEvery: 1, Logger: log.Logger()}, s)
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- l.Run(b.ctx) }()
@@ -124,6 +94,6 @@ func TestLiveStopsOnPermanentSnapshotError(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Run did not stop on a permanent snapshot error")
 	}
-	require.Equal(t, 1, log.count("echomq: projection: stopped on a permanent error"))
-	require.Zero(t, log.count("engine unavailable; retrying"), "a permanent error is no outage")
+	require.Equal(t, 1, log.Count("echomq: projection: stopped on a permanent error"))
+	require.Zero(t, log.Count("engine unavailable; retrying"), "a permanent error is no outage")
 }
