@@ -61,6 +61,12 @@ test: deps ## Run every module's tests with the race detector (installs what the
 test/watermill: redis-server ## Test the Watermill adapter (its own module): -race, then the engine-restart scenario.
 	cd watermill && $(GO) test -race -count=1 ./... && $(GO) test -count=1 -run 'TestPubSub' ./...
 
+.PHONY: faults
+faults: redis-server ## Run the full fault matrix (every component under every fault, a few minutes); the table goes to artifacts/faults.md (see docs/faults.md).
+	@mkdir -p artifacts
+	EMQ_FAULTS=full EMQ_FAULTS_REPORT=$(CURDIR)/artifacts/faults.md $(GO) test -race -count=1 -v -timeout 30m -run 'TestFaultMatrix' ./internal/faultmatrix
+	EMQ_FAULT_OUTAGE=60s $(GO) test -race -count=1 -v -timeout 10m -run 'Outage' .
+
 .PHONY: test/short
 test/short: ## Run tests in -short mode (no race detector).
 	$(GO) test -short -count=1 $(PKGS)

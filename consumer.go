@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/startstop"
 )
 
@@ -146,6 +147,7 @@ type Consumer struct {
 
 	svc   startstop.Service // Run, Start and Stop
 	stats consumerCounters
+	watch *outage.Watch // logs each outage of the engine once
 }
 
 // Consumer validates cfg and returns a consumer ready to [Consumer.Run].
@@ -167,7 +169,8 @@ func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
 	}
 	start, _ := cfg.Start.entryID()
 	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
-	return &Consumer{c: c, cfg: cfg, s: s, dead: s.deadStream(), log: log, start: start}, nil
+	return &Consumer{c: c, cfg: cfg, s: s, dead: s.deadStream(), log: log, start: start,
+		watch: outage.New(log, "echomq: consumer")}, nil
 }
 
 func (cfg ConsumerConfig) withDefaults(c *Client) ConsumerConfig {

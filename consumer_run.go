@@ -2,10 +2,10 @@ package echomq
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
+	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -31,10 +31,16 @@ const readSlack = 5 * time.Second
 // cancels their contexts and waits for them, flushes the acknowledgements
 // and returns nil.
 //
-// Transport failures (and an engine that is loading or failing over) are
-// logged and retried every Beat; a group that vanishes while Run runs
-// (destroyed by hand, or lost with the engine's data) is logged and created
-// again at Start. Errors: [ErrRunning] when the consumer is already
+// Run rides out the engine's outages: every failure matching
+// [ErrUnavailable] (a restart, a hung engine, a partition, an engine
+// loading or failing over), of the first XGROUP CREATE as of any later
+// read, reclaim or acknowledgement, is retried with a backoff from 100ms
+// to 2s, and logged once per outage on the consumer's Logger ("echomq:
+// consumer: engine unavailable; retrying"), as is its end ("echomq:
+// consumer: engine back"). A group that vanishes while Run runs (destroyed
+// by hand, or lost with the engine's data) is logged and created again at
+// Start. Run ends only when ctx ends (nil) or on a permanent error, and
+// logs which. Errors: [ErrRunning] when the consumer is already
 // running (by Run or [Consumer.Start]); [ErrWrongType] when the stream key
 // holds something else; [ErrClosed] when the client is closed;
 // [*ServerError].
@@ -67,16 +73,16 @@ func (c *Consumer) Stop(ctx context.Context) error { return c.svc.Stop(ctx) }
 func (c *Consumer) Stopped() <-chan struct{} { return c.svc.Stopped() }
 
 func (c *Consumer) consume(ctx context.Context) error {
-	if _, err := c.c.conn.XGroupCreate(ctx, c.s.key, c.cfg.Group, c.start); err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped while starting: a stop, not a failure
-		}
-		return opError("consume", c.s.key, err)
+	if err := c.createGroup(ctx); err != nil {
+		return c.ended(opError("consume", c.s.key, err))
+	}
+	if ctx.Err() != nil {
+		return c.ended(nil) // stopped while starting: a stop, not a failure
 	}
 	r := c.newRun(ctx)
 	err := r.fetch()
 	r.shutdown()
-	return opError("consume", c.s.key, err)
+	return c.ended(opError("consume", c.s.key, err))
 }
 
 // run is one Run: the fetch loop in Run's goroutine, Concurrency handler
@@ -93,6 +99,7 @@ type run struct {
 	ackDone chan struct{}
 	workers sync.WaitGroup
 	unhook  func() bool
+	back    outage.Backoff // the fetch loop's retries
 
 	mu       sync.Mutex
 	inflight map[string]struct{} // entry ids fetched and not settled
@@ -133,6 +140,8 @@ func (r *run) fetch() error {
 			}
 			continue
 		}
+		r.c.watch.OK()
+		r.back.Reset()
 		if len(entries) == 0 {
 			break
 		}
@@ -150,6 +159,8 @@ func (r *run) fetch() error {
 				}
 				continue
 			}
+			r.c.watch.OK()
+			r.back.Reset()
 			claimCursor = ac.Next
 			r.c.stats.trimmed.Add(int64(len(ac.Deleted)))
 			r.c.stats.reclaimed.Add(int64(len(ac.Entries)))
@@ -164,6 +175,8 @@ func (r *run) fetch() error {
 			}
 			continue
 		}
+		r.c.watch.OK()
+		r.back.Reset()
 		// The engine delivered these when the blocked read returned; the
 		// margin absorbs the reply's trip.
 		since := time.Now()
@@ -175,34 +188,6 @@ func (r *run) fetch() error {
 	}
 	return nil
 }
-
-// retry logs a failed engine call and waits a Beat when retrying can cure
-// it, or returns the error. A group that vanished (destroyed by hand, or
-// lost with the engine's data) is created again at Start, as Run would.
-func (r *run) retry(what string, err error) error {
-	if errors.Is(err, ErrGroupNotFound) {
-		r.c.log.Error("the group vanished; creating it again", "op", what, "start", r.c.cfg.Start, "err", err)
-		_, err = r.c.c.conn.XGroupCreate(r.io, r.c.s.key, r.c.cfg.Group, r.c.start)
-		if err == nil {
-			return nil
-		}
-	}
-	if !transient(err) {
-		return err
-	}
-	r.c.log.Warn("engine call failed; retrying", "op", what, "err", err, "in", r.c.cfg.Beat)
-	t := time.NewTimer(r.c.cfg.Beat)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.stop.Done():
-	}
-	return nil
-}
-
-// transient reports whether an engine failure may pass (see
-// wire.Transient).
-func transient(err error) bool { return wire.Transient(err) }
 
 // fetched is an entry and its delivery count.
 type fetched struct {

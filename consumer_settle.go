@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"time"
+
+	"github.com/echomq/echomq/internal/outage"
 )
 
 // releaseIdle is the idle time a released entry is given: longer than any
@@ -112,22 +114,37 @@ func (r *run) ackLoop() {
 	}
 }
 
-// flush acknowledges a batch, trying three times; entries whose ack is lost
-// stay pending and are delivered again (at least once).
+// flush acknowledges a batch. A transient failure is retried with a
+// backoff for as long as the consumer runs (an outage delays the ack, it
+// does not lose it), then three more times once it is stopping; entries
+// whose ack is lost stay pending and are delivered again (at least once).
 func (r *run) flush(batch []string) {
-	var err error
-	for try := range 3 {
+	var (
+		err   error
+		back  outage.Backoff
+		tries int
+	)
+	for {
 		ctx, cancel := context.WithTimeout(r.io, settleTimeout)
 		_, err = r.c.c.conn.XAck(ctx, r.c.s.key, r.c.cfg.Group, batch...)
 		cancel()
 		if err == nil {
+			r.c.watch.OK()
 			r.c.stats.acked.Add(int64(len(batch)))
 			return
 		}
 		if !transient(err) {
 			break
 		}
-		time.Sleep(time.Duration(try+1) * 10 * time.Millisecond)
+		r.c.watch.Failed("ack", err)
+		if r.stop.Err() != nil {
+			if tries++; tries >= 3 {
+				break
+			}
+			time.Sleep(time.Duration(tries) * 10 * time.Millisecond)
+			continue
+		}
+		outage.Sleep(r.stop, back.Next())
 	}
 	r.c.log.Error("ack failed; entries stay pending and will be delivered again", "entries", len(batch), "err", err)
 }

@@ -3,6 +3,7 @@ package echomq
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"time"
 )
 
@@ -18,6 +19,10 @@ type FollowOpts struct {
 	Block time.Duration
 	// Count caps the entries one read returns. Defaults to 100.
 	Count int
+	// Logger receives the follower's outage and recovery lines. Defaults
+	// to Config.Logger; a component that reports outages itself (as
+	// projection.Live does) passes one that discards them.
+	Logger *slog.Logger
 }
 
 // Follow yields events as they are appended, in mint order, until ctx ends
@@ -30,15 +35,19 @@ type FollowOpts struct {
 // Config.CallTimeout, or is loading), Follow yields that error once for the
 // outage (a zero Event with it) and, if the loop goes on, retries by itself
 // with a backoff from 100ms to 2s, logging the outage and its end once each
-// on Config.Logger; when the engine answers again it resumes from its
+// on FollowOpts.Logger ("echomq: follow: engine unavailable; retrying" and
+// "echomq: follow: engine back"); when the engine answers again it resumes from its
 // position, right after the last event it yielded, so no event is skipped
 // or repeated. A loop that wants to give up on an outage breaks on
 // errors.Is(err, ErrUnavailable). A closed client ends it with [ErrClosed].
 func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		o := FollowOpts{Block: 5 * time.Second, Count: 100}
+		o := FollowOpts{Block: 5 * time.Second, Count: 100, Logger: s.c.cfg.Logger}
 		if opts != nil {
 			o.From = opts.From
+			if opts.Logger != nil {
+				o.Logger = opts.Logger
+			}
 			if opts.Block > 0 {
 				o.Block = opts.Block
 			}
@@ -54,7 +63,7 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 			yield(Event{}, opError("follow", s.key, err))
 			return
 		}
-		out := followOutage{s: s}
+		out := followOutage{s: s, log: o.Logger}
 		after, stopped := s.followStart(ctx, o.From, &out, yield)
 		if stopped {
 			return

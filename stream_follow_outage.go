@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/echomq/echomq/internal/wire"
@@ -19,6 +20,7 @@ const (
 // it and its end once, and paces the retries.
 type followOutage struct {
 	s     *Stream
+	log   *slog.Logger
 	since time.Time // zero: no outage
 	delay time.Duration
 }
@@ -35,7 +37,7 @@ func (o *followOutage) failed(ctx context.Context, err error, yield func(Event, 
 	}
 	if o.since.IsZero() {
 		o.since, o.delay = time.Now(), followRetryMin
-		o.s.c.cfg.Logger.Warn("echomq: follow: engine unavailable; retrying from the last position", "stream", o.s.key, "err", err)
+		o.log.Warn("echomq: follow: engine unavailable; retrying", "stream", o.s.key, "err", err)
 		if !yield(Event{}, err) {
 			return false
 		}
@@ -57,7 +59,7 @@ func (o *followOutage) failed(ctx context.Context, err error, yield func(Event, 
 // ok ends an outage after a successful read.
 func (o *followOutage) ok() {
 	if !o.since.IsZero() {
-		o.s.c.cfg.Logger.Info("echomq: follow: engine back; following again", "stream", o.s.key, "outage", time.Since(o.since).Round(time.Millisecond))
+		o.log.Info("echomq: follow: engine back", "stream", o.s.key, "outage", time.Since(o.since).Round(time.Millisecond))
 		o.since = time.Time{}
 	}
 }

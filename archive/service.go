@@ -3,8 +3,9 @@ package archive
 import (
 	"context"
 	"errors"
+	"time"
 
-	"github.com/echomq/echomq/internal/startstop"
+	"github.com/echomq/echomq/internal/outage"
 )
 
 // SweepResult is the outcome of one cycle over every policy.
@@ -42,7 +43,15 @@ func (a *Archiver) Sweep(ctx context.Context) (SweepResult, error) {
 // Run runs the background sweeps on the caller's goroutine: one at once,
 // then one a tick after the previous ended, until ctx ends or
 // [Archiver.Stop] is called; then it returns nil. A failing cycle is
-// logged and retried on the next sweep. It returns [echomq.ErrRunning]
+// logged and retried on the next sweep. Run rides out the engine's
+// outages: while every failure of a sweep matches [echomq.ErrUnavailable]
+// the outage is logged once on Config.Logger ("echomq: archiver: engine
+// unavailable; retrying"), the sweeps back off to at least 2s apart, and
+// the first sweep without one logs the end ("echomq: archiver: engine
+// back"). A cycle cut off by an outage commits nothing it had not
+// committed and trims nothing it had not archived. Run stops only when ctx
+// ends or the client is closed (it returns [echomq.ErrClosed]), and logs
+// which. It returns [echomq.ErrRunning]
 // when the archiver is already running. (The service contract is the
 // root package's: see "Services" in its documentation.)
 func (a *Archiver) Run(ctx context.Context) error {
@@ -57,24 +66,29 @@ func (a *Archiver) Start(ctx context.Context) error {
 }
 
 func (a *Archiver) sweeps(ctx context.Context) error {
-	return startstop.Tick(ctx, a.cfg.Tick, a.sweepOnce)
+	return outage.RunSweeps(ctx, a.cfg.Logger, "echomq: archiver", a.cfg.Tick, a.sweepOnce)
 }
 
-// sweepOnce is one background sweep: failures are logged and retried on
-// the next tick.
-func (a *Archiver) sweepOnce(ctx context.Context) {
+// sweepOnce is one background sweep. A cycle that failed is retried on the
+// next sweep: transient failures count toward an outage (logged once, the
+// next sweep backed off), permanent ones are logged each; a closed client
+// stops the sweeps.
+func (a *Archiver) sweepOnce(ctx context.Context, s *outage.Sweeps) (time.Duration, error) {
 	res, _ := a.Sweep(ctx)
 	if ctx.Err() != nil {
-		return
+		return 0, nil
 	}
-	for i, err := range res.Errs {
-		if err != nil {
-			a.cfg.Logger.Warn("archive: cycle failed; retrying next sweep", "policy", a.cfg.Policies[i].String(), "err", err)
-		}
+	next, permanent, stop := s.Done(res.Errs)
+	if stop != nil {
+		return 0, stop
+	}
+	for _, i := range permanent {
+		a.cfg.Logger.Warn("archive: cycle failed; retrying next sweep", "policy", a.cfg.Policies[i].String(), "err", res.Errs[i])
 	}
 	if a.cfg.OnSweep != nil {
 		a.cfg.OnSweep(res)
 	}
+	return next, nil
 }
 
 // Stop ends the background sweeps and waits for the cycle in flight (a

@@ -26,7 +26,10 @@
 //
 // [Start] gives a test its own server (for fault injection with
 // [Server.Kill] and [Server.Restart]) and [StartCluster] a three-master
-// Redis Cluster. All helpers are safe to call from parallel tests.
+// Redis Cluster. All helpers are safe to call from parallel tests. A
+// [Proxy] between a client and a server injects network faults and counts
+// the client's attempts ([Proxy.Counts]); [Logs] records what a component
+// logged.
 //
 // Environment variables:
 //

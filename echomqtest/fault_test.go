@@ -119,6 +119,8 @@ func TestProxyForwards(t *testing.T) {
 		require.NoError(t, c.ping(testTimeout))
 	}
 	require.Equal(t, 1, p.Conns())
+	require.Equal(t, ProxyCounts{Conns: 1, Chunks: 10}, p.Counts(), "one connection, ten pings")
+	require.EqualValues(t, 11, p.Counts().Attempts())
 }
 
 func TestProxyLatency(t *testing.T) {
@@ -214,4 +216,17 @@ func TestProxyCloseEndsEverything(t *testing.T) {
 	require.Error(t, c.ping(testTimeout))
 	_, err = net.DialTimeout("tcp", p.Addr(), testTimeout)
 	require.Error(t, err)
+}
+
+func TestLogs(t *testing.T) {
+	t.Parallel()
+	var l Logs
+	log := l.Logger().With("k", "v").WithGroup("g")
+	log.Warn("echomq: x: engine unavailable; retrying")
+	log.Info("echomq: x: engine back")
+	log.Warn("echomq: y: engine unavailable; retrying")
+	require.Equal(t, 2, l.Count("engine unavailable; retrying"))
+	require.Equal(t, 1, l.Count("engine back"))
+	require.Zero(t, l.Count("stopped"))
+	require.Len(t, l.Messages(), 3)
 }

@@ -40,9 +40,31 @@ type Proxy struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	latency atomic.Int64 // time.Duration
-	marker  atomic.Pointer[[]byte]
-	dropped atomic.Int64
+	latency  atomic.Int64 // time.Duration
+	marker   atomic.Pointer[[]byte]
+	dropped  atomic.Int64
+	accepted atomic.Int64 // client connections accepted
+	sent     atomic.Int64 // chunks read from clients
+}
+
+// ProxyCounts is what clients sent through a [Proxy] since it started:
+// how often they connected and how many chunks (reads of their side, each
+// one or more commands) they wrote. A fault test compares two readings
+// taken around an outage to bound a client's retry rate: a client that
+// spins against an engine that is away shows as thousands of attempts a
+// second.
+type ProxyCounts struct {
+	Conns  int64 // connections accepted, whether or not the engine answered the proxy's dial
+	Chunks int64 // chunks read from clients, whether or not they were delivered
+}
+
+// Attempts is Conns + Chunks: every attempt of a client to reach the
+// engine.
+func (c ProxyCounts) Attempts() int64 { return c.Conns + c.Chunks }
+
+// Sub returns c - d.
+func (c ProxyCounts) Sub(d ProxyCounts) ProxyCounts {
+	return ProxyCounts{Conns: c.Conns - d.Conns, Chunks: c.Chunks - d.Chunks}
 }
 
 // link is one proxied connection.
@@ -146,6 +168,11 @@ func (p *Proxy) DropReplyTo(marker string) {
 	p.marker.Store(&m)
 }
 
+// Counts returns what clients sent through the proxy so far.
+func (p *Proxy) Counts() ProxyCounts {
+	return ProxyCounts{Conns: p.accepted.Load(), Chunks: p.sent.Load()}
+}
+
 // Dropped returns how many replies the proxy threw away.
 func (p *Proxy) Dropped() int64 { return p.dropped.Load() }
 
@@ -188,6 +215,7 @@ func (p *Proxy) accept() {
 		if err != nil {
 			return
 		}
+		p.accepted.Add(1)
 		server, err := net.DialTimeout("tcp", p.target, probeTimeout)
 		if err != nil {
 			_ = client.Close()
@@ -237,6 +265,7 @@ func (p *Proxy) pump(l *link, up bool) {
 		if n > 0 {
 			b := bytes.Clone(buf[:n])
 			if up {
+				p.sent.Add(1)
 				if m := p.marker.Load(); m != nil && bytes.Contains(b, *m) && p.marker.CompareAndSwap(m, nil) {
 					l.drop.Store(true) // before the write: the reply comes after it
 				}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/outage"
 )
 
 // ErrRunning means [Worker.Start] or [Worker.Run] was called on a worker that was
@@ -133,6 +134,18 @@ func (c WorkerConfig) withDefaults() (WorkerConfig, error) {
 // lapsed leases, due delayed jobs and ended holds. Run one or many per
 // queue, in one or many processes. A Worker is safe for concurrent use and
 // runs once.
+//
+// A worker rides out the engine's outages (a restart, a hung engine, a
+// partition): failed claims, waits, heartbeats and sweeps matching
+// [echomq.ErrUnavailable] are retried with a backoff (the dispatcher's
+// from 50ms to 2s; heartbeats and sweeps on their own beat), a settle that
+// fails so is retried until the job's lease would have lapsed, and the
+// outage is logged once on the Logger ("echomq: lanes worker: engine
+// unavailable; retrying"), its end once ("echomq: lanes worker: engine
+// back"). Running handlers keep running. The worker stops only by
+// [Worker.Stop], the end of Start's ctx, or a permanent error of its
+// dispatcher (a closed client, a key of the wrong type), which it logs
+// and [Worker.Run] and Stop return.
 type Worker struct {
 	q   *Queue
 	h   Handler
@@ -161,7 +174,10 @@ type Worker struct {
 	stopErr  error
 	stopped  chan struct{}
 
-	stats workerCounters
+	stats  workerCounters
+	watch  *outage.Watch   // logs each outage of the engine once
+	halt   context.Context // ends when Stop begins: settle retries give up
+	failed outcome         // the permanent error the worker stopped on
 
 	beatsOff atomic.Bool // tests hold the heartbeat to let a lease lapse
 }
@@ -191,6 +207,7 @@ func NewWorker(q *Queue, h Handler, cfg *WorkerConfig) (*Worker, error) {
 	}
 	return &Worker{
 		q: q, h: h, cfg: c, log: c.Logger.With("queue", q.name),
+		watch:   outage.New(c.Logger, "echomq: lanes worker", "queue", q.name),
 		running: map[*Job]*run{},
 		queue:   make(chan *run, c.Concurrency+c.Prefetch),
 		freed:   make(chan struct{}, 1),
@@ -211,7 +228,7 @@ func (w *Worker) Start(ctx context.Context) error {
 	w.base = context.WithoutCancel(ctx)
 	claimCtx, stopClaim := context.WithCancel(context.Background())
 	loopCtx, stopLoops := context.WithCancel(context.Background())
-	w.stopClaim, w.stopLoops = stopClaim, stopLoops
+	w.stopClaim, w.stopLoops, w.halt = stopClaim, stopLoops, claimCtx
 	w.dispatchW.Add(1)
 	go w.dispatch(claimCtx)
 	for range w.cfg.Concurrency {
@@ -239,7 +256,8 @@ func (w *Worker) Start(ctx context.Context) error {
 // without spending an attempt (a handler that returns an error after that
 // cancellation has its job released too). It returns when the worker's
 // goroutines are gone, apart from handlers that ignore their cancelled
-// ctx. Stop is idempotent; it returns an error only when releasing a job
+// ctx. Stop is idempotent; it returns an error only when the worker had
+// stopped on a permanent engine error (see [Worker]) or releasing a job
 // failed (the janitor then takes the job back after its lease), and nil
 // for a worker never started.
 func (w *Worker) Stop(ctx context.Context) error {
@@ -263,7 +281,7 @@ func (w *Worker) Stop(ctx context.Context) error {
 		errs = append(errs, w.drain(ctx))
 		w.stopLoops()
 		w.loopsW.Wait()
-		w.stopErr = errors.Join(errs...)
+		w.stopErr = errors.Join(append([]error{w.failed.get()}, errs...)...)
 		close(w.stopped)
 	})
 	<-w.stopped

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/echomq/echomq/internal/outage"
 )
 
 // settleTimeout bounds one settle, release or claim call made outside the
@@ -18,7 +20,7 @@ const settleTimeout = 10 * time.Second
 func (w *Worker) dispatch(ctx context.Context) {
 	defer w.dispatchW.Done()
 	capacity := w.cfg.Concurrency + w.cfg.Prefetch
-	errWait := 50 * time.Millisecond
+	back := outage.Backoff{Min: 50 * time.Millisecond, Max: 2 * time.Second}
 	woken := false
 	for ctx.Err() == nil {
 		want := capacity - int(w.held.Load())
@@ -33,14 +35,17 @@ func (w *Worker) dispatch(ctx context.Context) {
 		jobs, err := w.q.Claim(cctx, min(want, MaxClaim), w.cfg.Lease)
 		cancel()
 		if err != nil {
-			w.log.Warn("lanes: claim failed", "err", err)
-			if !sleepCtx(ctx, errWait) {
+			if w.engineFailed("claim", err) {
+				w.failPermanently(err)
 				return
 			}
-			errWait = min(errWait*2, 5*time.Second)
+			if !outage.Sleep(ctx, back.Next()) {
+				return
+			}
 			continue
 		}
-		errWait = 50 * time.Millisecond
+		w.watch.OK()
+		back.Reset()
 		w.stats.claimed.Add(int64(len(jobs)))
 		for _, j := range jobs {
 			if ctx.Err() != nil {
@@ -60,11 +65,13 @@ func (w *Worker) dispatch(ctx context.Context) {
 		}
 		got, err := w.q.conn.LaneWait(ctx, w.q.keys.Wake, w.cfg.IdleWait)
 		if err != nil && ctx.Err() == nil {
-			w.log.Warn("lanes: wait for wake failed", "err", err)
-			if !sleepCtx(ctx, errWait) {
+			if w.engineFailed("wait for wake", err) {
+				w.failPermanently(err)
 				return
 			}
-			errWait = min(errWait*2, 5*time.Second)
+			if !outage.Sleep(ctx, back.Next()) {
+				return
+			}
 		}
 		woken = got
 	}
@@ -154,20 +161,18 @@ func (w *Worker) finish(r *run, err, cause error) {
 		w.stats.lost.Add(1)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.base), settleTimeout)
-	defer cancel()
 	job := r.job
 	var retry *RetryError
 	var cancelled *CancelError
 	switch {
 	case err == nil:
-		err = w.q.Complete(ctx, job)
+		err = w.settle("complete", func(ctx context.Context) error { return w.q.Complete(ctx, job) })
 		w.count(err, &w.stats.completed)
 	case errors.Is(cause, errShutdown):
-		err = w.q.Release(ctx, job)
+		err = w.settle("release", func(ctx context.Context) error { return w.q.Release(ctx, job) })
 		w.count(err, &w.stats.released)
 	case errors.As(err, &cancelled):
-		err = w.q.Kill(ctx, job, cancelled.Err)
+		err = w.settle("kill", func(ctx context.Context) error { return w.q.Kill(ctx, job, cancelled.Err) })
 		w.count(err, &w.stats.dead)
 	default:
 		delay := w.cfg.Backoff(job.Attempt)
@@ -175,7 +180,12 @@ func (w *Worker) finish(r *run, err, cause error) {
 			delay = retry.After
 		}
 		var st State
-		st, err = w.q.Fail(ctx, job, delay, err)
+		cause := err
+		err = w.settle("fail", func(ctx context.Context) error {
+			var ferr error
+			st, ferr = w.q.Fail(ctx, job, delay, cause)
+			return ferr
+		})
 		switch st {
 		case StateDead:
 			w.stats.dead.Add(1)
@@ -225,16 +235,4 @@ func (w *Worker) releaseNow(job *Job) {
 	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
 	defer cancel()
 	w.count(w.q.Release(ctx, job), &w.stats.released)
-}
-
-// sleepCtx sleeps d and reports false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

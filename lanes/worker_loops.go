@@ -94,11 +94,12 @@ func (w *Worker) heartbeat(ctx context.Context) {
 			lost, err := w.q.Extend(hctx, w.cfg.Lease, chunk...)
 			cancel()
 			if err != nil {
-				if ctx.Err() == nil {
+				if ctx.Err() == nil && w.engineFailed("heartbeat", err) {
 					w.log.Warn("lanes: heartbeat failed", "err", err)
 				}
 				continue
 			}
+			w.watch.OK()
 			for _, j := range lost {
 				runs[j].cancel(ErrLeaseLost)
 			}
@@ -131,9 +132,12 @@ func (w *Worker) janitor(ctx context.Context) {
 		sctx, cancel := context.WithTimeout(ctx, settleTimeout)
 		res, err := w.q.Sweep(sctx)
 		cancel()
+		if err == nil {
+			w.watch.OK()
+		}
 		switch {
 		case err != nil:
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && w.engineFailed("sweep", err) {
 				w.log.Warn("lanes: sweep failed", "err", err)
 			}
 		case res.Next >= 0:

@@ -2,6 +2,7 @@ package projection
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -35,6 +36,11 @@ type LiveConfig struct {
 	// re-issued. Defaults to 1s.
 	Block time.Duration
 
+	// Logger receives Run's outage and recovery lines, snapshots that
+	// could not be written at a stop, and why Run stopped. Defaults to
+	// slog.Default().
+	Logger *slog.Logger
+
 	// OnSnapshot, when set, is called after each snapshot was saved with its
 	// checkpoint and the number of events in its state (for metrics and
 	// tests). It runs on the goroutine that saved. Defaults to nil.
@@ -60,6 +66,9 @@ func (c *LiveConfig) withDefaults() (LiveConfig, error) {
 	}
 	if o.Block == 0 {
 		o.Block = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	return o, nil
 }

@@ -1,13 +1,6 @@
 package projection
 
-import (
-	"context"
-	"errors"
-	"sync"
-	"time"
-
-	"github.com/echomq/echomq"
-)
+import "context"
 
 // Run keeps the projection current until ctx ends: it opens it, catches up
 // (every stream merged by entry id), then follows every stream live, each
@@ -15,7 +8,18 @@ import (
 // arrive and saving a snapshot every SnapshotEvery events or
 // SnapshotInterval, and once more when it stops. It returns nil when ctx
 // ends, [ErrRunning] when this Live is already running, and otherwise the
-// first error of a read, a snapshot or [Live.Open].
+// first permanent error of a read, a snapshot or [Live.Open].
+//
+// Run rides out the engine's outages: a read, a snapshot write or the
+// opening load that fails with an error matching [echomq.ErrUnavailable]
+// is retried with a backoff from 100ms to 2s, and the outage is logged
+// once on LiveConfig.Logger ("echomq: projection: engine unavailable;
+// retrying"), its end once ("echomq: projection: engine back"). It never
+// loses its place: a failed snapshot changes neither the state nor the
+// checkpoint (folding goes on, and the next snapshot covers what the
+// failed one would have), and after a failed read it catches up from the
+// checkpoint before following again, so no event is skipped or folded
+// twice. It logs why it stopped (its context, or the permanent error).
 //
 // Order: each stream's events are folded in mint order, with no gap and no
 // repeat. Across streams, a live event is folded when it arrives: two
@@ -52,92 +56,3 @@ func (l *Live[S]) Stop(ctx context.Context) error { return l.svc.Stop(ctx) }
 // Stopped returns a channel closed when the projection's run has ended
 // (already closed before the first run).
 func (l *Live[S]) Stopped() <-chan struct{} { return l.svc.Stopped() }
-
-func (l *Live[S]) run(ctx context.Context) error {
-	if _, err := l.CatchUp(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-
-	fctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	type item struct {
-		ev  echomq.Event
-		src int
-	}
-	ch := make(chan item, l.cfg.PageSize)
-	var wg sync.WaitGroup
-	for i, from := range l.positions() {
-		wg.Go(func() {
-			opts := &echomq.FollowOpts{From: from, Block: l.cfg.Block, Count: l.cfg.PageSize}
-			for ev, err := range l.src.list[i].Follow(fctx, opts) {
-				if err != nil {
-					cancel(err)
-					return
-				}
-				select {
-				case ch <- item{ev, i}:
-				case <-fctx.Done():
-					return
-				}
-			}
-		})
-	}
-
-	tick := time.NewTicker(l.cfg.SnapshotInterval)
-	defer tick.Stop()
-	unsaved, err := 0, error(nil)
-loop:
-	for {
-		select {
-		case it := <-ch:
-			l.mu.Lock()
-			// Fold what else is queued under the same lock hold.
-			for more := true; more; {
-				if l.apply(Event{Event: it.ev, Stream: l.src.names[it.src], src: it.src}) {
-					unsaved++
-				}
-				select {
-				case it = <-ch:
-				default:
-					more = false
-				}
-			}
-			l.mu.Unlock()
-			if unsaved >= l.cfg.SnapshotEvery && l.cfg.Store != nil {
-				if err = l.Save(fctx); err != nil {
-					break loop
-				}
-				unsaved = 0
-			}
-		case <-tick.C:
-			if unsaved > 0 && l.cfg.Store != nil {
-				if err = l.Save(fctx); err != nil {
-					break loop
-				}
-				unsaved = 0
-			}
-		case <-fctx.Done():
-			break loop
-		}
-	}
-	cause := context.Cause(fctx)
-	cancel(nil)
-	wg.Wait()
-	if unsaved > 0 && l.cfg.Store != nil {
-		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		if serr := l.Save(sctx); err == nil && ctx.Err() == nil {
-			err = serr
-		}
-		scancel()
-	}
-	switch {
-	case err != nil && ctx.Err() == nil:
-		return err
-	case cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded):
-		return opError("run", l.p.Name, cause)
-	}
-	return nil
-}

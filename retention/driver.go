@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/startstop"
 )
 
@@ -127,14 +128,26 @@ func (d *Driver) Sweep(ctx context.Context) (SweepResult, error) {
 // runs the background sweeps on the caller's goroutine: one at once, then
 // one a tick after the previous ended, until ctx ends or [Driver.Stop] is
 // called; then it returns nil. It returns [echomq.ErrRunning] when the
-// driver is already running, and the engine's errors from the check. (The
+// driver is already running, and the engine's permanent errors from the
+// check.
+//
+// Run rides out the engine's outages: a check the engine could not answer
+// is made again before the first sweep, and while every failure of a
+// sweep matches [echomq.ErrUnavailable] the outage is logged once on
+// Config.Logger ("echomq: retention: engine unavailable; retrying"), the
+// sweeps back off to at least 2s apart, and the first sweep without one
+// logs the end ("echomq: retention: engine back"). It stops only when ctx
+// ends, the client is closed ([echomq.ErrClosed]) or a stream checked late
+// turns out to be under archive control (its [*ArchivedError]), and logs
+// which. (The
 // service contract is the root package's: see "Services" in its
 // documentation.)
 func (d *Driver) Run(ctx context.Context) error {
-	if err := d.check(ctx); err != nil {
+	pending, err := d.check(ctx)
+	if err != nil {
 		return err
 	}
-	return d.svc.Run(ctx, d.sweeps)
+	return d.svc.Run(ctx, func(ctx context.Context) error { return d.sweeps(ctx, pending) })
 }
 
 // Start is [Driver.Run] in a goroutine the driver owns: it makes the same
@@ -142,41 +155,82 @@ func (d *Driver) Run(ctx context.Context) error {
 // returns; [Driver.Stop] ends them. It returns [echomq.ErrRunning] when the
 // driver is already running.
 func (d *Driver) Start(ctx context.Context) error {
-	if err := d.check(ctx); err != nil {
+	pending, err := d.check(ctx)
+	if err != nil {
 		return err
 	}
-	return d.svc.Start(ctx, d.sweeps)
+	return d.svc.Start(ctx, func(ctx context.Context) error { return d.sweeps(ctx, pending) })
 }
 
-func (d *Driver) check(ctx context.Context) error {
+// check looks for policies whose stream is under archive control. It
+// returns their errors joined, or, when the engine could not answer for
+// some (a transient failure), the policies still to be checked: the sweeps
+// check them first, as the engine comes back, instead of failing a driver
+// started during an outage.
+func (d *Driver) check(ctx context.Context) (pending []Policy, err error) {
 	var errs []error
 	for _, p := range d.cfg.Policies {
-		if err := underArchive(ctx, d.client, p.Queue, p.Stream); err != nil {
+		err := underArchive(ctx, d.client, p.Queue, p.Stream)
+		switch {
+		case err == nil:
+		case outage.Transient(err) && ctx.Err() == nil:
+			pending = append(pending, p)
+		default:
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return pending, errors.Join(errs...)
 }
 
-func (d *Driver) sweeps(ctx context.Context) error {
-	return startstop.Tick(ctx, d.cfg.Tick, d.sweepOnce)
+func (d *Driver) sweeps(ctx context.Context, pending []Policy) error {
+	return outage.RunSweeps(ctx, d.cfg.Logger, "echomq: retention", d.cfg.Tick, func(ctx context.Context, s *outage.Sweeps) (time.Duration, error) {
+		if len(pending) > 0 {
+			errs := make([]error, len(pending))
+			left := pending[:0:0]
+			for i, p := range pending {
+				errs[i] = underArchive(ctx, d.client, p.Queue, p.Stream)
+				if outage.Transient(errs[i]) {
+					left = append(left, p)
+				}
+			}
+			pending = left
+			next, permanent, stop := s.Done(errs)
+			if stop == nil && len(permanent) > 0 {
+				stop = errors.Join(errs...)
+			}
+			if stop != nil || len(pending) > 0 {
+				return next, stop
+			}
+		}
+		return d.sweepOnce(ctx, s)
+	})
 }
 
-// sweepOnce is one background sweep: failures are logged and tried again
-// on the next tick.
-func (d *Driver) sweepOnce(ctx context.Context) {
+// sweepOnce is one background sweep: failures are tried again on the next
+// sweep, transient ones counted toward an outage (logged once, the next
+// sweep backed off), permanent ones logged each; a closed client stops the
+// sweeps.
+func (d *Driver) sweepOnce(ctx context.Context, s *outage.Sweeps) (time.Duration, error) {
 	res, _ := d.Sweep(ctx)
 	if ctx.Err() != nil {
-		return
+		return 0, nil
 	}
-	for _, r := range res.Results {
-		if r.Err != nil {
-			d.cfg.Logger.Warn("retention: policy not applied", "policy", r.Policy.String(), "err", r.Err)
-		}
+	errs := make([]error, len(res.Results))
+	for i, r := range res.Results {
+		errs[i] = r.Err
+	}
+	next, permanent, stop := s.Done(errs)
+	if stop != nil {
+		return 0, stop
+	}
+	for _, i := range permanent {
+		r := res.Results[i]
+		d.cfg.Logger.Warn("retention: policy not applied", "policy", r.Policy.String(), "err", r.Err)
 	}
 	if d.cfg.OnSweep != nil {
 		d.cfg.OnSweep(res)
 	}
+	return next, nil
 }
 
 // Stop ends the background sweeps and waits for the one in flight, or

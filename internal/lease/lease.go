@@ -108,10 +108,11 @@ func (l *Lease) Extend(ctx context.Context) error {
 
 // Keep extends the lease every third of its TTL in a goroutine of its own
 // until Release. When a renewal finds the lease lost it calls lost (when
-// set) from that goroutine and ends; failed renewals (the engine is
-// unreachable) are passed to failed (when set) and retried on the next
-// beat. Keep is called at most once.
-func (l *Lease) Keep(lost func(), failed func(error)) {
+// set) from that goroutine and ends; every other renewal's outcome is
+// passed to renewed (when set): nil when it succeeded, else the engine's
+// error (the engine is unreachable), retried on the next beat. Keep is
+// called at most once.
+func (l *Lease) Keep(lost func(), renewed func(error)) {
 	l.mu.Lock()
 	if l.keeping || l.stop == nil {
 		l.mu.Unlock()
@@ -139,8 +140,8 @@ func (l *Lease) Keep(lost func(), failed func(error)) {
 					lost()
 				}
 				return
-			case err != nil && failed != nil:
-				failed(err)
+			case renewed != nil:
+				renewed(err)
 			}
 		}
 	}()

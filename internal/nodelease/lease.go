@@ -28,6 +28,7 @@ import (
 
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/lease"
+	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -42,6 +43,7 @@ type Lease struct {
 	conn     *wire.Conn
 	ttl      time.Duration
 	log      *slog.Logger
+	watch    *outage.Watch // logs each outage of the engine once
 	onChange func(node int)
 
 	mu   sync.Mutex
@@ -57,7 +59,7 @@ type Lease struct {
 // Acquire takes a free node id and starts keeping it. onChange is called
 // (from the replacer goroutine) when the lease was lost and replaced.
 func Acquire(ctx context.Context, conn *wire.Conn, ttl time.Duration, log *slog.Logger, onChange func(node int)) (*Lease, error) {
-	l := &Lease{conn: conn, ttl: ttl, log: log, onChange: onChange,
+	l := &Lease{conn: conn, ttl: ttl, log: log, onChange: onChange, watch: outage.New(log, "echomq: node lease"),
 		lost: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	n, cur, err := l.take(ctx)
 	if err != nil {
@@ -92,7 +94,11 @@ func (l *Lease) keep(cur *lease.Lease, node int) {
 		default:
 		}
 	}, func(err error) {
-		l.log.Warn("echomq: node id lease renewal failed", "node", node, "err", err)
+		if err == nil {
+			l.watch.OK()
+		} else if !l.watch.Failed("renew node lease", err) && !l.watch.Down() {
+			l.log.Warn("echomq: node id lease renewal failed", "node", node, "err", err)
+		}
 	})
 }
 
@@ -115,13 +121,16 @@ func (l *Lease) replace() {
 				l.node, l.cur = n, cur
 				l.mu.Unlock()
 				l.keep(cur, n)
+				l.watch.OK()
 				l.log.Warn("echomq: node id lease lost; leased a new one", "old", old, "new", n)
 				if l.onChange != nil {
 					l.onChange(n)
 				}
 				break
 			}
-			l.log.Error("echomq: node id lease lost and none could be leased; retrying", "node", old, "err", err)
+			if !l.watch.Failed("lease node id", err) && !l.watch.Down() {
+				l.log.Error("echomq: node id lease lost and none could be leased; retrying", "node", old, "err", err)
+			}
 			select {
 			case <-l.stop:
 				return

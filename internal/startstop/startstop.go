@@ -122,6 +122,17 @@ func (s *Service) Stopped() <-chan struct{} {
 // Tick calls fn at once, then every d after the previous call returned,
 // until ctx ends. It returns nil: a tick loop ends only with its context.
 func Tick(ctx context.Context, d time.Duration, fn func(ctx context.Context)) error {
+	return Loop(ctx, func(ctx context.Context) (time.Duration, error) {
+		fn(ctx)
+		return d, nil
+	})
+}
+
+// Loop calls fn at once, then again the delay it returned after it
+// returned, until ctx ends (nil) or fn returns an error (returned): a
+// sweep loop that slows down while the engine is away and stops on a
+// permanent error.
+func Loop(ctx context.Context, fn func(ctx context.Context) (time.Duration, error)) error {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -130,9 +141,12 @@ func Tick(ctx context.Context, d time.Duration, fn func(ctx context.Context)) er
 			return nil
 		case <-t.C:
 		}
-		fn(ctx)
+		d, err := fn(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if err != nil {
+			return err
 		}
 		t.Reset(d)
 	}

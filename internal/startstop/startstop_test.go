@@ -88,3 +88,24 @@ func TestRunAndErrors(t *testing.T) {
 	require.NoError(t, s.Stop(context.Background()))
 	require.NoError(t, <-done)
 }
+
+func TestLoop(t *testing.T) {
+	t.Parallel()
+	stop := errors.New("permanent")
+	var calls atomic.Int64
+	err := startstop.Loop(context.Background(), func(context.Context) (time.Duration, error) {
+		if calls.Add(1) == 3 {
+			return 0, stop
+		}
+		return time.Millisecond, nil
+	})
+	require.ErrorIs(t, err, stop, "an error of fn ends the loop with it")
+	require.EqualValues(t, 3, calls.Load())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	err = startstop.Loop(ctx, func(context.Context) (time.Duration, error) {
+		cancel()
+		return time.Hour, stop
+	})
+	require.NoError(t, err, "a loop whose context ended returns nil")
+}

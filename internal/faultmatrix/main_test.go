@@ -1,0 +1,9 @@
+package faultmatrix
+
+import (
+	"testing"
+
+	"github.com/echomq/echomq/echomqtest"
+)
+
+func TestMain(m *testing.M) { echomqtest.MainWithLeakCheck(m) }
