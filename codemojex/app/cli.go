@@ -181,6 +181,7 @@ scored per second and the latency from submit to score.`,
 	f.StringVar(&cfg.Room, "room", "", "room to play (a new one when empty)")
 	f.StringVar(&cfg.Strategy, "strategy", "climb", "climb (improve the best guess) or random")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines")
+	f.StringVar(&cfg.EngineURL, "engine-stats", "", "redis://host:port of the server's engine: print its commands per scored guess (INFO commandstats around the guessing); with --url empty, EMQ_URL")
 	f.StringVar(&level, "log-level", "warn", "log level of an in-process server")
 	return c
 }
