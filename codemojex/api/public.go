@@ -78,7 +78,12 @@ func (s *Server) room(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"room": room, "stats": st})
+	out, err := roomOut(room)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"room": out, "stats": st})
 }
 
 func (s *Server) gameView(ctx context.Context, id string, viewer string) (GameView, error) {
