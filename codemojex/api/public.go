@@ -176,12 +176,18 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	since := s.e.Now().Add(-window).UnixMilli()
+	game := r.URL.Query().Get("game")
 	var items []views.FeedItem
-	if err := read(r.Context(), s.views.Feed, func(f *views.Feed) { items = f.Since(since, limit) }); err != nil {
+	if err := read(r.Context(), s.views.Feed, func(f *views.Feed) { items = f.Since(since, limit, game) }); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"window": window.String(), "feed": items})
+	out, err := s.namedFeed(r.Context(), items)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"window": window.String(), "feed": out})
 }
 
 func (s *Server) results(w http.ResponseWriter, r *http.Request) {
@@ -203,5 +209,10 @@ func (s *Server) results(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"day": day, "results": res})
+	out, err := s.namedResults(r.Context(), res)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"day": day, "results": out})
 }

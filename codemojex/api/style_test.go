@@ -82,3 +82,30 @@ func TestAPIStyle(t *testing.T) {
 	h.call("GET", "/api/guesses/"+rc.Receipt.Guess, alice.Token, nil, 200, &g)
 	require.Equal(t, float64(600), g["guess"]["points"], "revealed once settled")
 }
+
+// Feed and results carry names: the player's, the room's and the winners'.
+func TestFeedAndResultsNamed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	room := h.createRoom(map[string]any{"name": "Den", "set": "animals", "prize": 100, "duration": "1h"})
+	alice := h.signIn("alice", 10)
+	game, _ := h.join(alice, room)
+	h.guess(alice, game, h.secret(game))
+	var raw struct{ Feed []map[string]any }
+	require.Eventually(t, func() bool {
+		h.call("GET", "/api/feed?game="+game, "", nil, 200, &raw)
+		return len(raw.Feed) == 2
+	}, time.Minute, 10*time.Millisecond)
+	settled, scored := raw.Feed[0], raw.Feed[1]
+	require.Equal(t, "settled", settled["kind"])
+	require.Equal(t, "Den", settled["room_name"])
+	require.Equal(t, "alice", settled["winners"].([]any)[0].(map[string]any)["name"])
+	require.Equal(t, "scored", scored["kind"])
+	require.Equal(t, "alice", scored["name"])
+
+	var res struct{ Results []map[string]any }
+	h.call("GET", "/api/results", "", nil, 200, &res)
+	require.Len(t, res.Results, 1)
+	require.Equal(t, "Den", res.Results[0]["room_name"])
+	require.Equal(t, "alice", res.Results[0]["winners"].([]any)[0].(map[string]any)["name"])
+}
