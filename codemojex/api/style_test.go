@@ -3,6 +3,8 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +83,18 @@ func TestAPIStyle(t *testing.T) {
 	require.Equal(t, closed.Settlement.Board[0]["at_ms"], board[0].(map[string]any)["at_ms"])
 	h.call("GET", "/api/guesses/"+rc.Receipt.Guess, alice.Token, nil, 200, &g)
 	require.Equal(t, float64(600), g["guess"]["points"], "revealed once settled")
+	require.Equal(t, "Vault", view.Game["room_name"])
+
+	// The blind reveal comes with its check, and the printed command
+	// recomputes the commitment.
+	check := view.Game["check"].(map[string]any)
+	require.Equal(t, true, check["matches"])
+	require.Equal(t, view.Game["commitment"], check["recomputed"])
+	if _, err := exec.LookPath("sha256sum"); err == nil {
+		out, err := exec.Command("sh", "-c", check["command"].(string)).Output()
+		require.NoError(t, err, "%s", check["command"])
+		require.Equal(t, view.Game["commitment"].(string)+"  -", strings.TrimSpace(string(out)))
+	}
 }
 
 // Feed and results carry names: the player's, the room's and the winners'.

@@ -181,7 +181,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	mux.Handle("/op/", ops) // the operator pages
-	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log,
+	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot

@@ -61,7 +61,7 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, w.Start(rctx))
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api.New(e, v, hub, api.Config{DevSignIn: true, Logger: quiet}))
-	wh := web.New(e, hub, web.Config{BotToken: botToken, DevSignIn: true, Logger: quiet})
+	wh := web.New(e, hub, web.Config{BotToken: botToken, DevSignIn: true, Logger: quiet, Views: v})
 	mux.Handle("/", wh)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() {

@@ -36,6 +36,9 @@ type Config struct {
 	// MaxStreamsPerClient caps the streams one client address holds; past
 	// it 429 and Retry-After. Defaults to [DefaultMaxStreamsPerClient].
 	MaxStreamsPerClient int
+	// Views, when set, name the players, rooms and winners of the live
+	// feed's notices. Defaults to nil: notices carry ids only.
+	Views *views.Views
 	// Logger receives internal errors. Defaults to slog.Default().
 	Logger *slog.Logger
 }
