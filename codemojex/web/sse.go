@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -116,7 +117,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 			if game != "" && n.Event.Fields.Value("game") != game {
 				continue
 			}
-			m := map[string]any{"kind": n.Stream, "id": n.Event.ID.String(), "at_ms": n.Event.Time().UnixMilli()}
+			m := map[string]any{"kind": n.Stream, "id": n.Event.ID.String(), "at_ms": strconv.FormatInt(n.Event.Time().UnixMilli(), 10)}
 			for _, k := range feedFields {
 				if v := n.Event.Fields.Value(k); v != "" {
 					m[k] = v
