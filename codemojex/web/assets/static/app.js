@@ -220,7 +220,7 @@
   }
   function liveFeed(d) {
     d.kind = kinds[d.kind] || d.kind;
-    for (const k of ["attempt", "points", "pct", "paid", "prize"]) if (d[k] !== undefined) d[k] = Number(d[k]);
+    for (const k of ["attempt", "points", "pct", "paid", "prize", "at_ms"]) if (d[k] !== undefined) d[k] = Number(d[k]);
     d.sealed = d.sealed === "1" || d.sealed === true;
     feedItem(d, true);
   }
