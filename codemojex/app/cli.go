@@ -24,9 +24,9 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		args = append([]string{"serve"}, args...)
 	}
 	root := &cobra.Command{
-		Use:           "codemojex",
-		Short:         "codemojex: crack the 6-emoji code, a game on EchoMQ streams and lanes",
-		Long:          "codemojex serves the game's web app, JSON API, Telegram bot and operator pages with its scoring workers, sweep and projections (the default command), plays simulated players against a server, or runs the operator's commands (room, grant, player) on an engine.\n\n" +
+		Use:   "codemojex",
+		Short: "codemojex: crack the 6-emoji code, a game on EchoMQ streams and lanes",
+		Long: "codemojex serves the game's web app, JSON API, Telegram bot and operator pages with its scoring workers, sweep and projections (the default command), plays simulated players against a server, or runs the operator's commands (room, grant, player) on an engine.\n\n" +
 			"Serving: codemojex [--addr HOST:PORT] [--url redis://host:port] [--dev-signin=true] — it listens on 127.0.0.1:8080 by default\n" +
 			"(--addr or CODEMOJEX_ADDR picks another, e.g. --addr 127.0.0.1:9090); with no --url or EMQ_URL it runs on the embedded\n" +
 			"engine, where nothing persists. See codemojex serve --help for every flag.",
