@@ -16,7 +16,7 @@ import (
 	"github.com/echomq/echomq/projection"
 )
 
-const help = "Crack the secret code of six emojis.\n/rooms – pick a room and play\n/me – balances and recent guesses\n/top – leaderboard of your game\n/convert N – turn N diamonds into keys (10 💎 = 1 🔑; all whole tens without N)\n/help – this text"
+const help = "Crack the secret code of six emojis.\n/rooms – pick a room and play\n/me – balances and recent guesses\n/top – leaderboard of your game\n/convert N – turn N 💎 into 🔑 (10 💎 = 1 🔑; every whole ten without N)\n/help – this text"
 
 // Handle processes one update; failures are logged and, where the user
 // should know, told to them. Updates of other kinds are ignored.
