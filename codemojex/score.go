@@ -99,28 +99,15 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 			balance int64
 		}
 		var refunds []refund
-		// The batch's guesses, then their games and members: a round trip
-		// per table.
-		recsByID := map[string]*guessRecord{}
-		if err := prefetch(ctx, t, recsByID, tableGuesses, guesses); err != nil {
-			return err
-		}
-		var games, members []string
-		for _, id := range guesses {
-			if rec := recsByID[id]; rec != nil && rec.Status == GuessQueued {
-				games, members = append(games, rec.Game), append(members, memberKey(rec.Game, rec.Player))
-			}
-		}
-		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.members, tableMembers, members)); err != nil {
-			return err
-		}
 		for i, id := range guesses {
-			p := recsByID[id]
-			if p == nil {
+			rec, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				res[i].err = notFound("guess", id)
 				continue
 			}
-			rec := *p
 			res[i].s = Scored{Guess: id, Game: rec.Game, Status: rec.Status, Points: rec.Points, Attempt: rec.Attempt, Again: true}
 			if rec.Status != GuessQueued {
 				continue
@@ -140,7 +127,6 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 				}
 				res[i].s = Scored{Guess: id, Game: rec.Game, Status: GuessVoid}
 				recs, refunds = append(recs, &rec), append(refunds, refund{&rec, w.Of(rec.Currency)})
-				*p = rec // the same guess again in this batch finds it done
 				continue
 			}
 			fields, err := e.scoreIn(r, &rec, g, m, &res[i].s)
@@ -148,7 +134,6 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 				return err
 			}
 			recs, events = append(recs, &rec), append(events, fields)
-			*p = rec
 		}
 		if err := r.flush(); err != nil {
 			return err
