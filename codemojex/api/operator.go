@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -116,5 +115,3 @@ func (s *Server) sweep(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sweep": res})
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
