@@ -67,7 +67,7 @@ func sumCalls(info string) int64 {
 		if !ok {
 			continue
 		}
-		v, _, _ := strings.Cut(rest, ",")
+		v, _, _ := strings.Cut(strings.TrimSpace(rest), ",")
 		if c, err := strconv.ParseInt(v, 10, 64); err == nil {
 			total += c
 		}

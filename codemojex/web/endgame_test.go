@@ -26,14 +26,7 @@ import (
 // $WEB_ARTIFACTS.
 func TestBrowserEndOfGame(t *testing.T) {
 	t.Parallel()
-	exe := browser()
-	if exe == "" {
-		t.Skip("no Chromium found (install it: apt-get install -y chromium, or set CHROMIUM=/path/to/browser)")
-	}
-	h := newHarness(t)
-	dir := artifacts(t)
-	t.Logf("screenshots in %s", dir)
-	root := startBrowser(t, exe)
+	h, dir, root := browserRun(t)
 	for _, vp := range viewports {
 		ctx, cancel := context.WithTimeout(root, 60*time.Second)
 		endOfGame(t, h, ctx, vp.name, vp.width, vp.height, dir)
