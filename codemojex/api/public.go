@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -29,6 +30,20 @@ type Totals struct {
 	Best    int  `json:"best"`
 	BestPct int  `json:"best_pct"`
 	Sealed  bool `json:"sealed,omitempty"`
+}
+
+// MarshalJSON leaves best and best_pct out of sealed totals, so no 0
+// stands for a best nobody may see yet.
+func (t Totals) MarshalJSON() ([]byte, error) {
+	type plain Totals
+	if !t.Sealed {
+		return json.Marshal(plain(t))
+	}
+	return json.Marshal(struct {
+		plain
+		Best    struct{} `json:"best,omitzero"`
+		BestPct struct{} `json:"best_pct,omitzero"`
+	}{plain: plain(t)})
 }
 
 // GameView is the answer of GET /api/games/{id}.
