@@ -193,7 +193,7 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		chromedp.Click(`#submit`, chromedp.ByQuery),
 		chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(8*time.Second)),
 		chromedp.Text(`#score`, &score, chromedp.ByQuery),
-		chromedp.WaitVisible(`#history li`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#history li.hist`, chromedp.ByQuery),
 		// A guess of no points earns no row on the board.
 		chromedp.Poll(fmt.Sprintf(`document.getElementById("score").textContent.startsWith("You scored 0 ") || [...document.querySelectorAll("#leaderboard li.lb")].some(li => li.textContent.includes("web_%s"))`, name), nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Poll(`document.querySelectorAll("#feed li").length > 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),

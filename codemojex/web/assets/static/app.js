@@ -371,6 +371,7 @@
     if (!token) return;
     const j = await api("GET", "/api/games/" + encodeURIComponent(game) + "/history");
     const list = $("history"); list.textContent = "";
+    if (!j.history.length) list.append(el("li", { class: "muted", text: "No guess yet." }));
     // Newest first, numbered from the oldest (the list is reversed).
     for (const g of j.history) {
       list.append(el("li", { class: "hist" }, el("span", { class: "glyphs", role: "img", "aria-label": glyphsLabel(g.codes) }, g.codes.map(glyph).join("")),
