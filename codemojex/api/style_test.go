@@ -61,7 +61,9 @@ func TestAPIStyle(t *testing.T) {
 	}, time.Minute, 10*time.Millisecond)
 	require.Equal(t, rc.Receipt.Guess, g["guess"]["guess"])
 	require.Equal(t, true, g["guess"]["sealed"])
-	var open struct{ Game struct{ Totals map[string]any } }
+	var open struct {
+		Game struct{ Totals map[string]any }
+	}
 	h.call("GET", "/api/games/"+game, "", nil, 200, &open)
 	require.Equal(t, true, open.Game.Totals["sealed"])
 	require.NotContains(t, open.Game.Totals, "best", "no 0 for a sealed best")
