@@ -36,6 +36,9 @@ type Tx struct {
 	// retry is set after a conflicting commit: appends then read the stream
 	// top first, since another writer may hold ids above the minter.
 	retry bool
+	// gone holds the record keys this attempt deleted: a Put after them
+	// must add the key to its table's index again.
+	gone map[string]bool
 }
 
 // Update runs fn as an optimistic transaction on queue. fn reads records with
@@ -134,7 +137,14 @@ func (tx *Tx) Put(table, key string, value []byte) error {
 	if err := tx.c.checkFields(Fields{key, string(value)}); err != nil {
 		return err // a value the engine would drop the connection over
 	}
-	tx.ops = append(tx.ops, wire.SetOp(rk, string(value)), wire.SAddOp(keyspace.TableIndexKey(tx.queue, table), key))
+	tx.ops = append(tx.ops, wire.SetOp(rk, string(value)))
+	// A record this attempt read present is in its table's index already
+	// (Put and Delete change the record and the index together, and the
+	// commit checks the read still holds): updating it needs no SADD.
+	if j, read := tx.seen[rk]; !read || !tx.reads[j].Present || tx.gone[rk] {
+		tx.ops = append(tx.ops, wire.SAddOp(keyspace.TableIndexKey(tx.queue, table), key))
+		delete(tx.gone, rk)
+	}
 	return nil
 }
 
@@ -145,6 +155,10 @@ func (tx *Tx) Delete(table, key string) error {
 		return err
 	}
 	tx.ops = append(tx.ops, wire.DelOp(rk), wire.SRemOp(keyspace.TableIndexKey(tx.queue, table), key))
+	if tx.gone == nil {
+		tx.gone = map[string]bool{}
+	}
+	tx.gone[rk] = true
 	return nil
 }
 

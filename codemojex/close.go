@@ -22,7 +22,7 @@ type Settlement struct {
 	Paid    int64    `json:"paid"`
 	Payouts []Payout `json:"payouts"`
 	// Board ranks every player who scored above 0.
-	Board   []Standing `json:"board"`
+	Board   []BoardRow `json:"board"`
 	Players int        `json:"players"`
 	Guesses int        `json:"guesses"`
 }
@@ -188,7 +188,7 @@ func (e *Engine) settleIn(ctx context.Context, t *txn, g gameRecord, payouts []P
 }
 
 func settlementOf(g gameRecord) Settlement {
-	s := Settlement{Game: g.ID, Room: g.Room, Mode: g.Mode, Reason: g.Reason, Prize: g.Prize, Payouts: nonNil(g.Payouts), Board: nonNil(g.Board),
+	s := Settlement{Game: g.ID, Room: g.Room, Mode: g.Mode, Reason: g.Reason, Prize: g.Prize, Payouts: nonNil(g.Payouts), Board: boardRows(g.Board),
 		Players: g.Players, Guesses: g.Guesses}
 	for _, p := range g.Payouts {
 		s.Paid += p.Amount

@@ -1,6 +1,9 @@
 package codemojex
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // reads caches the records one transaction attempt read, so a batch reads
 // (and watches) each record once, sees its own changes to it, and writes
@@ -69,6 +72,40 @@ func (r *reads) flush() error {
 		if err := r.t.put(d.table, d.key, d.val); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// prefetch reads the records of keys of one table that m does not hold
+// yet in one round trip (one MGET), watching them, and caches them in m
+// (nil for an absent one): a batch reads its games, members and wallets
+// with a command per table instead of one per request.
+func prefetch[T any](ctx context.Context, t *txn, m map[string]*T, table string, keys []string) error {
+	var todo []string
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok && !seen[k] {
+			seen[k] = true
+			todo = append(todo, k)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	vals, ok, err := t.tx.GetMany(ctx, table, todo...)
+	if err != nil {
+		return err
+	}
+	for i, k := range todo {
+		if !ok[i] {
+			m[k] = nil
+			continue
+		}
+		v := new(T)
+		if err := unmarshal(vals[i], v); err != nil {
+			return fmt.Errorf("%s %s: %w", table, k, err)
+		}
+		m[k] = v
 	}
 	return nil
 }

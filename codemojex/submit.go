@@ -92,6 +92,15 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 	err := e.update(ctx, func(ctx context.Context, t *txn) error {
 		clear(res)
 		r := newReads(t)
+		// The batch's records, a round trip per table.
+		games, members, wallets := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
+		for i, q := range reqs {
+			games[i], members[i], wallets[i] = q.game, memberKey(q.game, q.player), q.player
+		}
+		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.members, tableMembers, members),
+			prefetch(ctx, t, r.wallets, tableWallets, wallets)); err != nil {
+			return err
+		}
 		var accepted []guessRecord
 		var balances []int64
 		for i, q := range reqs {

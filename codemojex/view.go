@@ -2,15 +2,17 @@ package codemojex
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
+	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex/rules"
 )
 
 // Game is the public view of a game: everything but the secret, which is
 // shown (with a blind game's salt) only once the game is settled.
 type Game struct {
-	ID     string     `json:"id"`
+	ID     string     `json:"game"`
 	Room   string     `json:"room"`
 	Set    string     `json:"set"`
 	Mode   rules.Mode `json:"mode"`
@@ -29,7 +31,7 @@ type Game struct {
 	SettledMS  int64  `json:"settled_ms,omitempty"`
 	// Payouts and Board are set once the game is settled.
 	Payouts []Payout   `json:"payouts,omitempty"`
-	Board   []Standing `json:"board,omitempty"`
+	Board   []BoardRow `json:"board,omitempty"`
 	// Secret and Salt are revealed once the game is settled.
 	Secret []string `json:"secret,omitempty"`
 	Salt   string   `json:"salt,omitempty"`
@@ -53,7 +55,7 @@ func (e *Engine) Game(ctx context.Context, id string) (Game, error) {
 		Commitment: g.Commitment, Reason: g.Reason,
 	}
 	if g.Status == StatusSettled {
-		v.SettledMS, v.Payouts, v.Board = g.SettledMS, g.Payouts, g.Board
+		v.SettledMS, v.Payouts, v.Board = g.SettledMS, g.Payouts, boardRows(g.Board)
 		v.Secret, v.Salt = strings.Split(g.Secret, ","), g.Salt
 	}
 	return v, nil
@@ -95,9 +97,11 @@ type Membership struct {
 }
 
 // Guess is a player's own view of one of their guesses. Points are hidden
-// (Sealed) in a blind game until it is settled.
+// (Sealed) in a blind game until it is settled: its JSON then carries no
+// points and no pct at all (nor before the guess is scored), so a 0 is
+// never shown for a score nobody may see yet.
 type Guess struct {
-	ID       string   `json:"id"`
+	ID       string   `json:"guess"`
 	Game     string   `json:"game"`
 	Codes    []string `json:"codes"`
 	Status   string   `json:"status"`
@@ -109,6 +113,20 @@ type Guess struct {
 	Currency Currency `json:"currency"`
 	AtMS     int64    `json:"at_ms"`
 	ScoredMS int64    `json:"scored_ms,omitempty"`
+}
+
+// MarshalJSON leaves points and pct out of a guess that is sealed or not
+// scored.
+func (g Guess) MarshalJSON() ([]byte, error) {
+	type plain Guess
+	if g.Status == GuessScored && !g.Sealed {
+		return json.Marshal(plain(g))
+	}
+	return json.Marshal(struct {
+		plain
+		Points struct{} `json:"points,omitzero"`
+		Pct    struct{} `json:"pct,omitzero"`
+	}{plain: plain(g)})
 }
 
 // Guesses returns the player's own guesses among ids, in the order given;
@@ -211,4 +229,31 @@ func (e *Engine) Members(ctx context.Context, game string) ([]Membership, error)
 		}
 	}
 	return out, nil
+}
+
+// BoardRow is a player's line on a settled game's board: their best and
+// when (Unix milliseconds) the guess that first reached it was made.
+type BoardRow struct {
+	Player string `json:"player"`
+	Name   string `json:"name,omitempty"`
+	Best   int    `json:"best"`
+	AtMS   int64  `json:"at_ms"`
+}
+
+// boardRows turns the stored board (ordered by guess snowflake) into its
+// public rows, in the same order.
+func boardRows(ss []Standing) []BoardRow {
+	out := make([]BoardRow, len(ss))
+	for i, s := range ss {
+		out[i] = BoardRow{Player: s.Player, Name: s.Name, Best: s.Best, AtMS: snowflakeMS(s.At)}
+	}
+	return out
+}
+
+// snowflakeMS is the Unix millisecond a snowflake was minted at; 0 for 0.
+func snowflakeMS(sf int64) int64 {
+	if sf <= 0 {
+		return 0
+	}
+	return echomq.Snowflake(sf).UnixMilli()
 }

@@ -58,11 +58,24 @@ func TestGuessErrors(t *testing.T) {
 		}
 		return out
 	}
-	// The rules' message says what is wrong and where.
+	// The message says what is wrong and where in the player's terms:
+	// emoji, and places counted from 1.
 	_, body := h.do("POST", "/api/games/"+game+"/guess", member.Token, map[string]any{"codes": s[:5]})
-	require.Contains(t, string(body), "want exactly 6")
+	require.Contains(t, string(body), "pick exactly 6 emoji (this guess has 5)")
 	_, body = h.do("POST", "/api/games/"+game+"/guess", member.Token, map[string]any{"codes": dup})
-	require.Contains(t, string(body), "repeats position 0")
+	var refused struct {
+		Error   struct{ Message string }
+		Problem struct {
+			Position, First int
+			Emoji           string
+		}
+	}
+	require.NoError(t, json.Unmarshal(body, &refused))
+	require.Equal(t, 5, refused.Problem.Position)
+	require.Equal(t, 1, refused.Problem.First)
+	require.NotEmpty(t, refused.Problem.Emoji)
+	require.Equal(t, refused.Problem.Emoji+" is in place 1 and again in place 5: each emoji may be used once", refused.Error.Message)
+	require.NotContains(t, string(body), s[0], "no code the player never saw")
 	before, ledger := balances(), len(h.events(codemojex.StreamLedger))
 	for _, c := range cases {
 		if c.name == "after expiry" {
@@ -128,4 +141,41 @@ func TestGuards(t *testing.T) {
 	h.call("GET", "/api/me", p.Token, nil, 200, nil)
 	h.call("POST", "/api/auth/signout", p.Token, nil, 204, nil)
 	h.call("GET", "/api/me", p.Token, nil, 401, nil)
+}
+
+// An emoji of the set that this game's reduced keyboard leaves out is
+// refused naming that emoji and its place, never a code.
+func TestGuessEmojiOffKeyboard(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	room := h.createRoom(map[string]any{"name": "Small", "set": "animals", "cells": 12, "duration": "1h"})
+	p := h.signIn("pat", 5)
+	game, _ := h.join(p, room)
+	var view struct {
+		Game struct {
+			Cells []struct{ Code, Glyph string }
+		}
+	}
+	h.call("GET", "/api/games/"+game, "", nil, 200, &view)
+	on := map[string]bool{}
+	var emojis []string
+	for _, c := range view.Game.Cells {
+		on[c.Glyph] = true
+		if len(emojis) < 6 {
+			emojis = append(emojis, c.Glyph)
+		}
+	}
+	var absent string
+	for _, g := range []string{"🐶", "🐱", "🐭", "🐹", "🐰", "🦊", "🐻", "🐼", "🐨", "🐯", "🦁", "🐮", "🐷", "🐸", "🐵"} {
+		if !on[g] {
+			absent = g
+			break
+		}
+	}
+	require.NotEmpty(t, absent)
+	emojis[2] = absent
+	status, body := h.do("POST", "/api/games/"+game+"/guess", p.Token, map[string]any{"emojis": emojis})
+	require.Equal(t, 422, status)
+	require.Contains(t, string(body), absent+" in place 3 is not on this game's keyboard")
+	require.NotContains(t, string(body), `code \"`)
 }

@@ -31,11 +31,14 @@ const (
 	CodeInsufficient = "insufficient" // 402
 	CodeNotMember    = "not_member"   // 403
 	CodeNotFound     = "not_found"    // 404
-	CodeClosed       = "closed"       // 409
-	CodeExpired      = "expired"      // 409
-	CodeBadGuess     = "bad_guess"    // 422
-	CodeUnavailable  = "unavailable"  // 503
-	CodeInternal     = "internal"     // 500
+	// CodeMethodNotAllowed answers a route asked with a method it does not
+	// take; the Allow header lists those it does.
+	CodeMethodNotAllowed = "method_not_allowed" // 405
+	CodeClosed           = "closed"             // 409
+	CodeExpired          = "expired"            // 409
+	CodeBadGuess         = "bad_guess"          // 422
+	CodeUnavailable      = "unavailable"        // 503
+	CodeInternal         = "internal"           // 500
 )
 
 // statusOf maps an engine error to its status and code.

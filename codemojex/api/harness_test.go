@@ -154,9 +154,9 @@ func (h *harness) signIn(name string, keys int64) player {
 
 func (h *harness) createRoom(req map[string]any) string {
 	h.t.Helper()
-	var out struct{ Room struct{ ID string } }
+	var out struct{ Room struct{ Room string } }
 	h.call("POST", "/api/op/rooms", opToken, req, 201, &out)
-	return out.Room.ID
+	return out.Room.Room
 }
 
 func (h *harness) join(p player, room string) (game string, started bool) {

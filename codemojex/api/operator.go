@@ -1,9 +1,10 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -43,7 +44,30 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"room": room})
+	out, err := roomOut(room)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"room": out})
+}
+
+// roomOut is a room as the API shows it: its id under "room", as every
+// other answer names a room (the record itself keeps "id").
+func roomOut(r codemojex.Room) (map[string]any, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	m["room"] = m["id"]
+	delete(m, "id")
+	return m, nil
 }
 
 // GrantRequest is the body of POST /api/op/grant.
@@ -91,5 +115,3 @@ func (s *Server) sweep(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"sweep": res})
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

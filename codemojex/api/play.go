@@ -1,10 +1,14 @@
 package api
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 )
 
@@ -152,18 +156,50 @@ func (s *Server) guess(w http.ResponseWriter, r *http.Request, p codemojex.Playe
 		for i, glyph := range req.Emojis {
 			c, ok := set.CellOfGlyph(glyph)
 			if !ok {
-				s.failWith(w, http.StatusUnprocessableEntity, CodeBadGuess, "position "+itoa(i)+": "+glyph+" is not an emoji of this game")
+				s.refuseGuess(w, fmt.Sprintf("%s in place %d is not an emoji of this game", glyph, i+1), GuessProblem{Position: i + 1, Emoji: glyph})
 				return
 			}
 			codes[i] = string(c.Code)
 		}
+		// An emoji of the set this game's keyboard leaves out is named as
+		// the player sent it, not by a code they never saw.
+		if msg, p, bad := offKeyboard(g.Keyboard, codes, req.Emojis); bad {
+			s.refuseGuess(w, msg, p)
+			return
+		}
 	}
 	rc, err := s.e.Submit(r.Context(), p.ID, game, codes)
+	var ce *rules.CodesError
+	if errors.As(err, &ce) && ce.Of == "guess" {
+		msg, problem := playerTerms(ce, s.glyphs(r.Context(), game))
+		s.refuseGuess(w, msg, problem)
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"status": "accepted", "receipt": rc})
+}
+
+// refuseGuess answers 422 bad_guess in the player's terms.
+func (s *Server) refuseGuess(w http.ResponseWriter, msg string, p GuessProblem) {
+	writeJSON(w, http.StatusUnprocessableEntity, guessBody{Error: ErrorDetail{Code: CodeBadGuess, Message: msg}, Problem: p})
+}
+
+// glyphs returns the emoji of a game's codes ("" when unknown).
+func (s *Server) glyphs(ctx context.Context, game string) func(string) string {
+	var set *rules.Set
+	if g, err := s.e.Game(ctx, game); err == nil {
+		set, _ = s.e.Set(g.Set)
+	}
+	return func(code string) string {
+		if set == nil {
+			return ""
+		}
+		c, _ := set.Cell(rules.Code(code))
+		return c.Glyph
+	}
 }
 
 func (s *Server) guessOne(w http.ResponseWriter, r *http.Request, p codemojex.Player) {

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -30,13 +32,67 @@ type Totals struct {
 	Sealed  bool `json:"sealed,omitempty"`
 }
 
+// MarshalJSON leaves best and best_pct out of sealed totals, so no 0
+// stands for a best nobody may see yet.
+func (t Totals) MarshalJSON() ([]byte, error) {
+	type plain Totals
+	if !t.Sealed {
+		return json.Marshal(plain(t))
+	}
+	return json.Marshal(struct {
+		plain
+		Best    struct{} `json:"best,omitzero"`
+		BestPct struct{} `json:"best_pct,omitzero"`
+	}{plain: plain(t)})
+}
+
 // GameView is the answer of GET /api/games/{id}.
 type GameView struct {
 	codemojex.Game
+	// RoomName is the room's name.
+	RoomName   string                `json:"room_name,omitempty"`
 	Cells      []Cell                `json:"cells"`
 	TimeLeftMS int64                 `json:"time_left_ms"`
 	Totals     Totals                `json:"totals"`
 	You        *codemojex.Membership `json:"you,omitempty"`
+	// Check is a settled blind game's proof: how its commitment is
+	// recomputed from the revealed secret and salt, and the result.
+	Check *BlindCheck `json:"check,omitempty"`
+}
+
+// BlindCheck shows that a blind game's reveal matches the commitment it
+// published when it opened.
+type BlindCheck struct {
+	// Formula is how the commitment is computed.
+	Formula string `json:"formula"`
+	// Command recomputes it in a shell.
+	Command string `json:"command"`
+	// Recomputed is the commitment recomputed from the reveal, and Matches
+	// whether it equals the published one.
+	Recomputed string `json:"recomputed"`
+	Matches    bool   `json:"matches"`
+}
+
+// blindCheck recomputes a settled blind game's commitment.
+func blindCheck(g codemojex.Game) *BlindCheck {
+	if g.Commitment == "" || g.Salt == "" || len(g.Secret) != rules.CodeLength {
+		return nil
+	}
+	var r rules.Reveal
+	for i, c := range g.Secret {
+		r.Secret[i] = rules.Code(c)
+	}
+	r.Salt = g.Salt
+	got, err := rules.CommitmentOf(r)
+	if err != nil {
+		return nil
+	}
+	return &BlindCheck{
+		Formula:    "sha256(code1 0x1E code2 0x1E … code6 0x1E salt), lowercase hex",
+		Command:    `printf '` + strings.Join(g.Secret, `\036`) + `\036%s' ` + g.Salt + ` | sha256sum`,
+		Recomputed: got,
+		Matches:    rules.Verify(g.Commitment, r) == nil,
+	}
 }
 
 func read[S any](ctx context.Context, l *projection.Live[S], fn func(S)) error {
@@ -78,7 +134,12 @@ func (s *Server) room(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"room": room, "stats": st})
+	out, err := roomOut(room)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"room": out, "stats": st})
 }
 
 func (s *Server) gameView(ctx context.Context, id string, viewer string) (GameView, error) {
@@ -95,6 +156,12 @@ func (s *Server) gameView(ctx context.Context, id string, viewer string) (GameVi
 	}
 	if g.Status == codemojex.StatusOpen {
 		v.TimeLeftMS = max(0, g.EndsMS-s.e.Now().UnixMilli())
+	}
+	if g.Status == codemojex.StatusSettled {
+		v.Check = blindCheck(g)
+	}
+	if n, err := s.views.Names(ctx, nil, []string{g.Room}); err == nil {
+		v.RoomName = n.Room(g.Room)
 	}
 	err = read(ctx, s.views.Boards, func(bs *views.Boards) {
 		b := bs.Games[id]
@@ -171,12 +238,18 @@ func (s *Server) feed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	since := s.e.Now().Add(-window).UnixMilli()
+	game := r.URL.Query().Get("game")
 	var items []views.FeedItem
-	if err := read(r.Context(), s.views.Feed, func(f *views.Feed) { items = f.Since(since, limit) }); err != nil {
+	if err := read(r.Context(), s.views.Feed, func(f *views.Feed) { items = f.Since(since, limit, game) }); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"window": window.String(), "feed": items})
+	out, err := s.namedFeed(r.Context(), items)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"window": window.String(), "feed": out})
 }
 
 func (s *Server) results(w http.ResponseWriter, r *http.Request) {
@@ -198,5 +271,10 @@ func (s *Server) results(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"day": day, "results": res})
+	out, err := s.namedResults(r.Context(), res)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"day": day, "results": out})
 }

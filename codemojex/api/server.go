@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,9 +95,35 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /api/op/grant", s.operator(s.grant))
 	m.HandleFunc("POST /api/op/games/{id}/close", s.operator(s.closeGame))
 	m.HandleFunc("POST /api/op/sweep", s.operator(s.sweep))
-	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		s.failWith(w, http.StatusNotFound, CodeNotFound, "no route "+r.Method+" "+r.URL.Path)
-	})
+	m.HandleFunc("/api/", s.noRoute)
+}
+
+// methods are the methods a route may take.
+var methods = []string{http.MethodGet, http.MethodPost}
+
+// noRoute answers what no route took: 405 with Allow when the path is a
+// route taking other methods, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range methods {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/api/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		if slices.Contains(allow, http.MethodGet) {
+			allow = append(allow, http.MethodHead)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		s.failWith(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, r.Method+" "+r.URL.Path+" is not allowed; use "+strings.Join(allow, " or "))
+		return
+	}
+	s.failWith(w, http.StatusNotFound, CodeNotFound, "no route "+r.Method+" "+r.URL.Path)
 }
 
 // tokenOK compares a presented operator token with the configured one in

@@ -118,4 +118,5 @@ func TestServeEmbeddedSaysSo(t *testing.T) {
 	require.Contains(t, errw.String(), "nothing persists when the process exits")
 	require.NotContains(t, out.String(), "echomq: using the embedded")
 	require.Contains(t, out.String(), "engine: embedded")
+	require.NotContains(t, out.String(), "nothing persists", "the notice is on stderr only")
 }

@@ -24,9 +24,12 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		args = append([]string{"serve"}, args...)
 	}
 	root := &cobra.Command{
-		Use:           "codemojex",
-		Short:         "codemojex: crack the 6-emoji code, a game on EchoMQ streams and lanes",
-		Long:          "codemojex serves the game's web app, JSON API, Telegram bot and operator pages with its scoring workers, sweep and projections (the default command), plays simulated players against a server, or runs the operator's commands (room, grant, player) on an engine.",
+		Use:   "codemojex",
+		Short: "codemojex: crack the 6-emoji code, a game on EchoMQ streams and lanes",
+		Long: "codemojex serves the game's web app, JSON API, Telegram bot and operator pages with its scoring workers, sweep and projections (the default command), plays simulated players against a server, or runs the operator's commands (room, grant, player) on an engine.\n\n" +
+			"Serving: codemojex [--addr HOST:PORT] [--url redis://host:port] [--dev-signin=true] — it listens on 127.0.0.1:8080 by default\n" +
+			"(--addr or CODEMOJEX_ADDR picks another, e.g. --addr 127.0.0.1:9090); with no --url or EMQ_URL it runs on the embedded\n" +
+			"engine, where nothing persists. See codemojex serve --help for every flag.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -181,6 +184,7 @@ scored per second and the latency from submit to score.`,
 	f.StringVar(&cfg.Room, "room", "", "room to play (a new one when empty)")
 	f.StringVar(&cfg.Strategy, "strategy", "climb", "climb (improve the best guess) or random")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines")
+	f.StringVar(&cfg.EngineURL, "engine-stats", "", "redis://host:port of the server's engine: print its commands per scored guess (INFO commandstats around the guessing); with --url empty, EMQ_URL")
 	f.StringVar(&level, "log-level", "warn", "log level of an in-process server")
 	return c
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -180,7 +181,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	mux.Handle("/op/", ops) // the operator pages
-	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log,
+	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot
@@ -320,8 +321,23 @@ func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error
 
 func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []codemojex.Room, generated bool) {
 	fmt.Fprintf(w, "codemojex is serving on %s (web app at %s/)\n", base, base)
+	fmt.Fprintln(w, "address: --addr HOST:PORT (or CODEMOJEX_ADDR) picks another, e.g. --addr 127.0.0.1:9090 or --addr :8080 for every interface")
 	if embedded {
-		fmt.Fprintln(w, "engine: embedded (in-process; nothing persists when it exits; set EMQ_URL for a real server)")
+		// The notice that nothing persists goes to stderr, with the
+		// engine's own; the banner only names the engine.
+		fmt.Fprintln(w, "engine: embedded, in this process (see the notice on stderr); EMQ_URL=redis://host:port runs on a real Valkey/Redis")
+	} else {
+		fmt.Fprintln(w, "engine: "+redactURL(cfg.URL))
+	}
+	switch {
+	case cfg.DevSignIn && cfg.TelegramBotToken != "":
+		fmt.Fprintln(w, "sign-in: on, by name (dev sign-in, trusts any name) and from Telegram (the bot and its Mini App)")
+	case cfg.DevSignIn:
+		fmt.Fprintln(w, "sign-in: on, by name (dev sign-in, which trusts any name: for development and demos); Telegram sign-in is off (set CODEMOJEX_TELEGRAM_BOT_TOKEN)")
+	case cfg.TelegramBotToken != "":
+		fmt.Fprintln(w, "sign-in: on, from Telegram only (open the web app from the bot); --dev-signin=true adds the sign-in by name")
+	default:
+		fmt.Fprintln(w, "sign-in: OFF, nobody can sign in: set CODEMOJEX_TELEGRAM_BOT_TOKEN to sign in from Telegram, or pass --dev-signin=true (or CODEMOJEX_DEV_SIGNIN=true) to sign in by name")
 	}
 	tok := "the configured one (not shown)"
 	if generated {
@@ -332,20 +348,32 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 	if !cfg.DevSignIn {
 		return
 	}
-	room := "ROOM"
-	if len(rooms) > 0 {
-		room = rooms[0].ID
+	if len(rooms) == 0 {
+		fmt.Fprintf(w, "\nNo room yet: create one at %s/op/rooms, or\n"+
+			"  curl -s -X POST -H \"Authorization: Bearer $OP\" %s/api/op/rooms -d '{\"name\":\"Den\",\"set\":\"animals\",\"prize\":100}'\n", base, base)
 	}
+	// Every line works as printed (with jq): the room, the game, the
+	// keyboard and the guess come from the answers before.
 	fmt.Fprintf(w, `
-Play with curl (jq helps):
-  T=$(curl -s -X POST %[1]s/api/auth/dev -d '{"name":"alice"}' | jq -r .token)
-  curl -s %[1]s/api/rooms | jq
-  G=$(curl -s -X POST -H "Authorization: Bearer $T" %[1]s/api/rooms/%[2]s/join | jq -r .game)
-  curl -s %[1]s/api/games/$G | jq '.game.cells'          # the keyboard: codes and emoji
-  curl -s -X POST -H "Authorization: Bearer $T" %[1]s/api/games/$G/guess \
-       -d '{"codes":["0000","0100","0200","0300","0400","0500"]}' | jq
-  curl -s -H "Authorization: Bearer $T" "%[1]s/api/guesses/GES…?wait=5s" | jq   # your points
-  curl -s %[1]s/api/games/$G/leaderboard | jq
-Or let simulated players play: CODEMOJEX_OPERATOR_TOKEN=… codemojex sim --url %[1]s --players 50
-`, base, room)
+Play with curl (needs jq):
+  B=%[1]s
+  T=$(curl -s -X POST $B/api/auth/dev -d '{"name":"alice"}' | jq -r .token)
+  R=$(curl -s $B/api/rooms | jq -r '.rooms[0].room')
+  G=$(curl -s -X POST -H "Authorization: Bearer $T" $B/api/rooms/$R/join | jq -r .game)
+  curl -s $B/api/games/$G | jq -c '.game.cells[]'          # the keyboard: codes and emoji
+  S=$(curl -s -X POST -H "Authorization: Bearer $T" $B/api/games/$G/guess \
+       -d "$(curl -s $B/api/games/$G | jq -c '{codes: .game.keyboard[:6]}')" | jq -r .receipt.guess)
+  curl -s -H "Authorization: Bearer $T" "$B/api/guesses/$S?wait=5s" | jq .guess   # your points
+  curl -s $B/api/games/$G/leaderboard | jq
+Or let simulated players play: CODEMOJEX_OPERATOR_TOKEN=… codemojex sim --url $B --players 50
+`, base)
+}
+
+// redactURL hides the password of an engine URL.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }

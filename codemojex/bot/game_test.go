@@ -108,8 +108,12 @@ func TestWholeGame(t *testing.T) {
 	annOver := h.api.await(t, "sendMessage", ann, "is over")
 	bobOver := h.api.await(t, "sendMessage", bob, "is over")
 	require.Contains(t, annOver.Text(), "the code was cracked")
-	require.Contains(t, annOver.Text(), "You won 500 💎")
-	require.Contains(t, bobOver.Text(), "Winners: u201 +500 💎")
+	require.Contains(t, annOver.Text(), "You placed #1 of 2 with 600 points and won 500 💎!")
+	for _, over := range []call{annOver, bobOver} {
+		require.Contains(t, over.Text(), "Winners: u201 +500 💎.")
+		require.Contains(t, over.Text(), "Next game: /rooms")
+	}
+	require.Regexp(t, `You placed #2 of 2 with \d+ points\.|You did not score above 0 this game\.`, bobOver.Text())
 	for _, c := range secret {
 		require.Contains(t, bobOver.Text(), glyph(c), "the code revealed")
 	}

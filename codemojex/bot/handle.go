@@ -16,7 +16,7 @@ import (
 	"github.com/echomq/echomq/projection"
 )
 
-const help = "Crack the secret code of six emojis.\n/rooms – pick a room and play\n/me – balances and recent guesses\n/top – leaderboard of your game\n/help – this text"
+const help = "Crack the secret code of six emojis.\n/rooms – pick a room and play\n/me – balances and recent guesses\n/top – leaderboard of your game\n/convert N – turn N 💎 into 🔑 (10 💎 = 1 🔑; every whole ten without N)\n/help – this text"
 
 // Handle processes one update; failures are logged and, where the user
 // should know, told to them. Updates of other kinds are ignored.
@@ -79,6 +79,8 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 		return b.me(ctx, chat, *m.From)
 	case "/top":
 		return b.top(ctx, chat)
+	case "/convert":
+		return b.convert(ctx, chat, *m.From, m.Text)
 	}
 	if strings.HasPrefix(cmd, "/") {
 		return b.reply(ctx, chat, "Unknown command.\n"+help, nil)
@@ -185,4 +187,38 @@ func tell(err error) string {
 		return "That button is not valid any more; try /rooms."
 	}
 	return "Something went wrong; please try again."
+}
+
+// convert turns diamonds into keys: "/convert 20", or "/convert" for every
+// whole ten the player holds.
+func (b *Bot) convert(ctx context.Context, chat int64, u models.User, text string) error {
+	pid, err := b.player(ctx, u)
+	if err != nil {
+		return err
+	}
+	_, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
+	arg = strings.TrimSpace(arg)
+	var n int64
+	if arg == "" {
+		w, err := b.e.Wallet(ctx, pid)
+		if err != nil {
+			return err
+		}
+		n = w.Diamonds / 10 * 10
+		if n == 0 {
+			return b.reply(ctx, chat, fmt.Sprintf("You have %d 💎: converting takes 10 💎 for each key.", w.Diamonds), nil)
+		}
+	} else if n, err = strconv.ParseInt(arg, 10, 64); err != nil || n <= 0 {
+		return b.reply(ctx, chat, "Say how many diamonds to convert, in tens: /convert 20", nil)
+	}
+	w, err := b.e.Convert(ctx, pid, n)
+	switch {
+	case errors.Is(err, codemojex.ErrInsufficient):
+		return b.reply(ctx, chat, fmt.Sprintf("You do not have %d 💎 to convert.", n), nil)
+	case errors.Is(err, echomq.ErrInvalidArgument):
+		return b.reply(ctx, chat, "Diamonds convert in tens (10 💎 = 1 🔑): /convert 20", nil)
+	case err != nil:
+		return errors.Join(err, b.reply(ctx, chat, "Sorry, that did not go through; please try again.", nil))
+	}
+	return b.reply(ctx, chat, fmt.Sprintf("💱 Converted %d 💎 into %d 🔑. Wallet: %d keys, %d clips, %d diamonds.", n, n/10, w.Keys, w.Clips, w.Diamonds), nil)
 }

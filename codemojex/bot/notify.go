@@ -10,6 +10,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -134,8 +135,10 @@ func (b *Bot) scored(ctx context.Context, d echomq.Delivery) error {
 	return b.notify(ctx, d.Key(), []notice{{player: player, text: text}})
 }
 
-// settled tells every player of a game how it ended, and winners what
-// they won.
+// settled tells every player of a game how it ended (the end screen of
+// the web app, as text): the result, the revealed code (a blind game's
+// commitment, salt and check too), the winners and their prizes, the
+// player's own rank and winnings, and the way to the next game.
 func (b *Bot) settled(ctx context.Context, d echomq.Delivery) error {
 	f := d.Fields
 	game := f.Value("game")
@@ -168,10 +171,12 @@ func (b *Bot) settled(ctx context.Context, d echomq.Delivery) error {
 		}
 		return "a player"
 	}
-	how := map[string]string{codemojex.ReasonCrack: "the code was cracked", codemojex.ReasonTimer: "time is up", codemojex.ReasonOperator: "closed by the operator"}[f.Value("reason")]
-	head := fmt.Sprintf("🏁 %s is over: %s.", room, cmp.Or(how, f.Value("reason")))
+	head := fmt.Sprintf("🏁 %s is over: %s.", room, endReason(f.Value("reason"), len(winners) == 0))
 	if len(g.Secret) > 0 {
 		head += "\nThe code: " + strings.Join(b.glyphs(ctx, game, g.Secret), " ")
+	}
+	if g.Commitment != "" && g.Salt != "" {
+		head += "\n" + blindCheck(g)
 	}
 	won := map[string]int64{}
 	var lines []string
@@ -179,19 +184,60 @@ func (b *Bot) settled(ctx context.Context, d echomq.Delivery) error {
 		won[w.Player] += w.Amount
 		lines = append(lines, fmt.Sprintf("%s +%d 💎", name(w.Player), w.Amount))
 	}
-	result := "Nobody scored; no prize was paid."
+	result := "Winners: nobody scored above 0, so no prize was paid."
 	if len(lines) > 0 {
 		result = "Winners: " + strings.Join(lines, ", ") + "."
 	}
+	rank := map[string]int{}
+	for i, s := range g.Board {
+		rank[s.Player] = i + 1
+	}
 	ns := make([]notice, 0, len(members))
 	for _, m := range members {
-		text := head + "\n" + result
-		if amt := won[m.Player]; amt > 0 {
-			text = fmt.Sprintf("%s\n🏆 You won %d 💎!", head, amt)
-		} else {
-			text += fmt.Sprintf("\nYour best: %d%%. /rooms to play again.", m.Best)
+		var you string
+		switch r := rank[m.Player]; {
+		case r == 0 && m.Attempts == 0:
+			you = "You made no guess this game."
+		case r == 0:
+			you = "You did not score above 0 this game."
+		default:
+			you = fmt.Sprintf("You placed #%d of %d with %d points", r, len(g.Board), g.Board[r-1].Best)
+			if amt := won[m.Player]; amt > 0 {
+				you += fmt.Sprintf(" and won %d 💎!", amt)
+			} else {
+				you += "."
+			}
 		}
+		text := head + "\n" + result + "\n" + you + "\nNext game: /rooms"
 		ns = append(ns, notice{player: m.Player, text: text})
 	}
 	return b.notify(ctx, d.Key(), ns)
+}
+
+// endReason words a settlement's reason as the web app's end screen does.
+func endReason(reason string, void bool) string {
+	how := map[string]string{codemojex.ReasonCrack: "the code was cracked", codemojex.ReasonTimer: "time is up", codemojex.ReasonOperator: "closed by the operator"}[reason]
+	how = cmp.Or(how, reason)
+	if void {
+		how += " (void: nobody scored, no prize paid)"
+	}
+	return how
+}
+
+// blindCheck shows a settled blind game's commitment, its salt and the
+// check that they match its secret.
+func blindCheck(g codemojex.Game) string {
+	var r rules.Reveal
+	for i, c := range g.Secret {
+		if i < rules.CodeLength {
+			r.Secret[i] = rules.Code(c)
+		}
+	}
+	r.Salt = g.Salt
+	verdict := "✅ matches the commitment"
+	if rules.Verify(g.Commitment, r) != nil {
+		verdict = "❌ does NOT match the commitment"
+	}
+	return fmt.Sprintf("Commitment (published at the start): %s\nSalt (nonce): %s\nCheck: sha256(code1 0x1E … code6 0x1E salt) %s.\nCheck it yourself: printf '%s\\036%%s' %s | sha256sum",
+		g.Commitment, g.Salt, verdict, strings.Join(g.Secret, `\036`), g.Salt)
 }

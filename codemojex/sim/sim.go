@@ -42,6 +42,12 @@ type Config struct {
 	HTTP *http.Client
 	// Progress, when set, receives a line every second while guessing.
 	Progress io.Writer
+	// EngineURL, when set, is the server's Valkey/Redis
+	// (redis://host:port): its INFO commandstats is read before and after
+	// the guessing phase, and the report gives the engine commands per
+	// scored guess, end to end (every client of that server counts, so
+	// run nothing else on it). Defaults to "": not measured.
+	EngineURL string
 }
 
 // Report is what a simulation measured over its guessing phase (sign-in,
@@ -69,6 +75,11 @@ type Report struct {
 	Closed       int64 `json:"closed"`
 	Insufficient int64 `json:"insufficient"`
 	Errors       int64 `json:"errors"`
+	// Commands is how many commands the engine ran during the guessing
+	// phase, and CommandsPerGuess that per scored guess (both 0 without
+	// [Config.EngineURL]).
+	Commands         int64   `json:"commands,omitempty"`
+	CommandsPerGuess float64 `json:"commands_per_guess,omitempty"`
 }
 
 // String renders the report on one line.
@@ -76,7 +87,14 @@ func (r Report) String() string {
 	return fmt.Sprintf("%d players: %d guesses accepted, %d scored in %s: %.0f accepted/s, %.0f scored/s; submit p50 %s p99 %s; submit→score p50 %s p90 %s p99 %s max %s; %d cracks, %d refused (game closed), %d insufficient, %d errors",
 		r.Players, r.Accepted, r.Scored, r.Elapsed.Round(time.Millisecond), r.AcceptedPerSec, r.ScoredPerSec,
 		r.SubmitP50.Round(100*time.Microsecond), r.SubmitP99.Round(100*time.Microsecond), r.P50.Round(100*time.Microsecond), r.P90.Round(100*time.Microsecond), r.P99.Round(100*time.Microsecond), r.Max.Round(100*time.Microsecond),
-		r.Cracks, r.Closed, r.Insufficient, r.Errors)
+		r.Cracks, r.Closed, r.Insufficient, r.Errors) + r.commandsLine()
+}
+
+func (r Report) commandsLine() string {
+	if r.Commands == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; engine %d commands, %.1f per scored guess", r.Commands, r.CommandsPerGuess)
 }
 
 // Run plays cfg.Players simulated players against the server at cfg.URL
@@ -109,14 +127,15 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return Report{}, errors.New("sim: give a room, or an operator token to create one")
 		}
 		var out struct {
-			Room struct{ ID string } `json:"room"`
+			// Room is the new room; its id is "room" (older servers: "id").
+			Room struct{ Room, ID string } `json:"room"`
 		}
 		err := c.do(ctx, "POST", "/api/op/rooms", cfg.OperatorToken, map[string]any{
 			"name": "Simulation", "set": "animals", "duration": "1h", "prize": 1000, "fee": 1}, &out)
 		if err != nil {
 			return Report{}, fmt.Errorf("sim: create room: %w", err)
 		}
-		cfg.Room = out.Room.ID
+		cfg.Room = cmp.Or(out.Room.Room, out.Room.ID)
 	}
 	run := make([]byte, 4)
 	_, _ = rand.Read(run)
@@ -128,7 +147,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64) // bound the set-up burst
 	for i := range players {
-		players[i] = &player{c: c, cfg: &cfg, st: st, name: fmt.Sprintf("sim-%s-%d", tag, i)}
+		pc := c
+		if cfg.HTTP == nil {
+			h, done := playerHTTP(cfg.URL, i, hc)
+			defer done()
+			pc = &client{base: cfg.URL, http: h}
+		}
+		players[i] = &player{c: pc, cfg: &cfg, st: st, name: fmt.Sprintf("sim-%s-%d", tag, i)}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -143,6 +168,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}
 
+	var before int64
+	if cfg.EngineURL != "" {
+		var err error
+		if before, err = engineCalls(ctx, cfg.EngineURL); err != nil {
+			return Report{}, fmt.Errorf("sim: commandstats: %w", err)
+		}
+	}
 	start := time.Now()
 	stop := progress(ctx, cfg.Progress, st, start)
 	for _, p := range players {
@@ -150,7 +182,20 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	wg.Wait()
 	stop()
-	return st.report(cfg.Players, time.Since(start)), ctx.Err()
+	rep := st.report(cfg.Players, time.Since(start))
+	if cfg.EngineURL != "" {
+		after, err := engineCalls(ctx, cfg.EngineURL)
+		if err != nil {
+			return Report{}, fmt.Errorf("sim: commandstats: %w", err)
+		}
+		// The INFO before is counted by the one after, which does not count
+		// itself yet.
+		rep.Commands = after - before - 1
+		if rep.Scored > 0 {
+			rep.CommandsPerGuess = float64(rep.Commands) / float64(rep.Scored)
+		}
+	}
+	return rep, ctx.Err()
 }
 
 // stats are the counters all players share.

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
+
+	"github.com/echomq/echomq/echomqtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { echomqtest.MainWithLeakCheck(m) }
 
 // Bad configurations are refused before any request.
 func TestRunBadConfig(t *testing.T) {

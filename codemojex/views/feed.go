@@ -65,12 +65,15 @@ func FeedProjection() projection.Projection[*Feed] {
 }
 
 // Since returns the items minted at or after sinceMS (unix milliseconds),
-// newest first, at most limit.
-func (f *Feed) Since(sinceMS int64, limit int) []FeedItem {
+// newest first, at most limit; with a game, only that game's.
+func (f *Feed) Since(sinceMS int64, limit int, game string) []FeedItem {
 	out := []FeedItem{}
 	for i := len(f.Items) - 1; i >= 0 && len(out) < limit; i-- {
 		if f.Items[i].AtMS < sinceMS {
 			break
+		}
+		if game != "" && f.Items[i].Game != game {
+			continue
 		}
 		out = append(out, f.Items[i])
 	}

@@ -122,9 +122,15 @@ func TestFoldsTellTheStory(t *testing.T) {
 	feed, err := projection.FoldSeq(views.FeedProjection(), projection.Events(evs))
 	require.NoError(t, err)
 	require.Len(t, feed.Items, 6)
-	recent := feed.Since(0, 2)
+	recent := feed.Since(0, 2, "")
 	require.Equal(t, "settled", recent[0].Kind, "newest first")
 	require.True(t, recent[1].Sealed)
+	one := feed.Since(0, 100, recent[0].Game)
+	require.NotEmpty(t, one)
+	for _, it := range one {
+		require.Equal(t, recent[0].Game, it.Game, "only the game asked for")
+	}
+	require.Empty(t, feed.Since(0, 100, "GAM0000000000z"))
 
 	results, err := projection.FoldSeq(views.ResultsProjection(), projection.Events(evs))
 	require.NoError(t, err)

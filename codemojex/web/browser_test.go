@@ -58,14 +58,7 @@ var viewports = []struct {
 // on the way. Then the same again with the keyboard alone (keyboardOnly).
 func TestBrowserPlay(t *testing.T) {
 	t.Parallel()
-	exe := browser()
-	if exe == "" {
-		t.Skip("no Chromium found (install it: apt-get install -y chromium, or set CHROMIUM=/path/to/browser)")
-	}
-	h := newHarness(t)
-	dir := artifacts(t)
-	t.Logf("screenshots in %s", dir)
-	root := startBrowser(t, exe)
+	h, dir, root := browserRun(t)
 
 	// The first tab, in front: input to a background tab can stall on
 	// frames it never paints. Each pass clears the stored session for a
@@ -84,6 +77,21 @@ func TestBrowserPlay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(root, 10*time.Second)
 	defer cancel()
 	auditCatches(t, h, ctx)
+}
+
+// browserRun skips the test when the machine has no browser; else it
+// returns a fresh server, the screenshot directory and the first tab of a
+// started browser.
+func browserRun(t *testing.T) (*harness, string, context.Context) {
+	t.Helper()
+	exe := browser()
+	if exe == "" {
+		t.Skip("no Chromium found (install it: apt-get install -y chromium, or set CHROMIUM=/path/to/browser)")
+	}
+	h := newHarness(t)
+	dir := artifacts(t)
+	t.Logf("screenshots in %s", dir)
+	return h, dir, startBrowser(t, exe)
 }
 
 // startBrowser starts a headless browser on a fresh profile and returns
@@ -185,7 +193,7 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		chromedp.Click(`#submit`, chromedp.ByQuery),
 		chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(8*time.Second)),
 		chromedp.Text(`#score`, &score, chromedp.ByQuery),
-		chromedp.WaitVisible(`#history li`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#history li.hist`, chromedp.ByQuery),
 		// A guess of no points earns no row on the board.
 		chromedp.Poll(fmt.Sprintf(`document.getElementById("score").textContent.startsWith("You scored 0 ") || [...document.querySelectorAll("#leaderboard li.lb")].some(li => li.textContent.includes("web_%s"))`, name), nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Poll(`document.querySelectorAll("#feed li").length > 0`, nil, chromedp.WithPollingTimeout(5*time.Second)),

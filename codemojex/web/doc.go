@@ -8,7 +8,9 @@
 // aria-label (an emoji key by the set's name for it, else "emoji N"), and
 // reachable by Tab; disabled controls use aria-disabled so they stay in
 // the tab order. The score is a status region and the live feed a log
-// region, both polite. The lobby's cards update in place (focus stays put)
+// region, both polite. Every page shows the signed-in player's wallet and
+// a how-to-play panel; a game's page turns into its end screen once it is
+// settled. The lobby's cards update in place (focus stays put)
 // and count a running game down from its ends_ms, on the engine's clock
 // the page carries in data-now.
 //
@@ -16,7 +18,8 @@
 //
 //	GET  /                     the lobby: room cards and the sign-in
 //	GET  /web/games/{id}       a game board
-//	GET  /web/results          today's results
+//	GET  /web/results          today's results, and the recent activity
+//	GET  /web/ledger           the player's wallet: the ledger and the diamond→key conversion
 //	GET  /web/static/…         scripts and styles
 //	GET  /web/events           the live feed (text/event-stream); ?game= filters one game
 //	POST /web/auth/telegram    {"init_data": "…"} → {"token", "player"}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +38,9 @@ type harness struct {
 	room codemojex.Room
 	web  *web.Handler
 	hub  *views.Hub
+	// ahead moves the engine's clock forward (nanoseconds), so a test can
+	// run a game out of time without waiting for it.
+	ahead *atomic.Int64
 }
 
 func newHarness(t *testing.T) *harness {
@@ -45,7 +49,9 @@ func newHarness(t *testing.T) *harness {
 	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 50, StarterClips: 50})
+	ahead := new(atomic.Int64)
+	clock := func() time.Time { return client.Now().Add(time.Duration(ahead.Load())) }
+	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 50, StarterClips: 50, Clock: clock})
 	require.NoError(t, err)
 	v, err := views.New(e, views.Config{Block: 100 * time.Millisecond})
 	require.NoError(t, err)
@@ -61,7 +67,7 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, w.Start(rctx))
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api.New(e, v, hub, api.Config{DevSignIn: true, Logger: quiet}))
-	wh := web.New(e, hub, web.Config{BotToken: botToken, DevSignIn: true, Logger: quiet})
+	wh := web.New(e, hub, web.Config{BotToken: botToken, DevSignIn: true, Logger: quiet, Views: v})
 	mux.Handle("/", wh)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() {
@@ -71,7 +77,7 @@ func newHarness(t *testing.T) *harness {
 		cancel()
 		wg.Wait()
 	})
-	return &harness{t: t, e: e, url: srv.URL, room: room, web: wh, hub: hub}
+	return &harness{t: t, e: e, url: srv.URL, room: room, web: wh, hub: hub, ahead: ahead}
 }
 
 // call sends a JSON request and decodes the answer into out; it returns

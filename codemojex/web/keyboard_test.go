@@ -132,7 +132,7 @@ func keyboardOnly(t *testing.T, h *harness, ctx context.Context, name string, wi
 		chromedp.KeyEvent(kb.Enter),
 		chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(8*time.Second)),
 		chromedp.Text(`#score`, &score, chromedp.ByQuery),
-		chromedp.WaitVisible(`#history li`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#history li.hist`, chromedp.ByQuery),
 		audit("keyboard game"),
 		shot("scored"),
 		tabTo(`a[href="/web/results"]`, true, 20),

@@ -1,15 +1,54 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
+
+	"github.com/echomq/echomq/codemojex"
 )
 
 // feedFields are the event fields the live feed passes on; the rest (guess
 // and job ids, keyboards, commitments) stay server-side.
 var feedFields = []string{"game", "room", "player", "name", "attempt", "points", "pct", "best", "sealed", "reason", "prize", "paid", "players", "guesses"}
+
+// name adds the names of the notice's player, room and winners (from the
+// views, when the handler has them) to m.
+func (h *Handler) name(ctx context.Context, m map[string]any, winners string) {
+	if h.cfg.Views == nil {
+		return
+	}
+	player, _ := m["player"].(string)
+	room, _ := m["room"].(string)
+	var ps []codemojex.Payout
+	if winners != "" {
+		_ = json.Unmarshal([]byte(winners), &ps)
+	}
+	players := []string{player}
+	for _, p := range ps {
+		players = append(players, p.Player)
+	}
+	n, err := h.cfg.Views.Names(ctx, players, []string{room})
+	if err != nil {
+		return
+	}
+	if _, has := m["name"]; !has && n.Player(player) != "" {
+		m["name"] = n.Player(player)
+	}
+	if n.Room(room) != "" {
+		m["room_name"] = n.Room(room)
+	}
+	if len(ps) > 0 {
+		ws := make([]map[string]any, len(ps))
+		for i, p := range ps {
+			ws[i] = map[string]any{"player": p.Player, "name": n.Player(p.Player), "amount": p.Amount}
+		}
+		m["winners"] = ws
+	}
+}
 
 // streamWriteTimeout bounds one write of an event stream.
 const streamWriteTimeout = 30 * time.Second
@@ -78,12 +117,13 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 			if game != "" && n.Event.Fields.Value("game") != game {
 				continue
 			}
-			m := map[string]string{"kind": n.Stream, "id": n.Event.ID.String()}
+			m := map[string]any{"kind": n.Stream, "id": n.Event.ID.String(), "at_ms": strconv.FormatInt(n.Event.Time().UnixMilli(), 10)}
 			for _, k := range feedFields {
 				if v := n.Event.Fields.Value(k); v != "" {
 					m[k] = v
 				}
 			}
+			h.name(r.Context(), m, n.Event.Fields.Value("winners"))
 			b, _ := json.Marshal(m)
 			extend()
 			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", n.Stream, b)

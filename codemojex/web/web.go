@@ -36,6 +36,9 @@ type Config struct {
 	// MaxStreamsPerClient caps the streams one client address holds; past
 	// it 429 and Retry-After. Defaults to [DefaultMaxStreamsPerClient].
 	MaxStreamsPerClient int
+	// Views, when set, name the players, rooms and winners of the live
+	// feed's notices. Defaults to nil: notices carry ids only.
+	Views *views.Views
 	// Logger receives internal errors. Defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -74,7 +77,7 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	}
 	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
 		caps: newStreamCaps(cfg.MaxStreams, cfg.MaxStreamsPerClient)}
-	for _, name := range []string{"lobby", "game", "results"} {
+	for _, name := range []string{"lobby", "game", "results", "ledger"} {
 		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}
 	static, _ := fs.Sub(assets, "assets/static")
@@ -82,6 +85,7 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /{$}", h.page("lobby"))
 	h.mux.HandleFunc("GET /web/games/{id}", h.page("game"))
 	h.mux.HandleFunc("GET /web/results", h.page("results"))
+	h.mux.HandleFunc("GET /web/ledger", h.page("ledger"))
 	h.mux.HandleFunc("GET /web/events", h.events)
 	h.mux.HandleFunc("POST /web/auth/telegram", h.telegramSignIn)
 	return h
@@ -109,7 +113,7 @@ type pageData struct {
 }
 
 func (h *Handler) page(name string) http.HandlerFunc {
-	titles := map[string]string{"lobby": "Lobby", "game": "Game", "results": "Today's results"}
+	titles := map[string]string{"lobby": "Lobby", "game": "Game", "results": "Today's results", "ledger": "Your wallet"}
 	return func(w http.ResponseWriter, r *http.Request) {
 		d := pageData{Page: name, Title: titles[name], Game: r.PathValue("id"), DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli()}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

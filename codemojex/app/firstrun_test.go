@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The first run explains itself: the banner says how sign-in stands and how
+// to pick an address, and its curl session works exactly as printed (run
+// by bash, with curl and jq) against the server that printed it.
+func TestBannerCurlWorksAsPrinted(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed: the banner's curl session needs it", tool)
+		}
+	}
+	t.Setenv("EMQ_URL", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errw lockedBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error"}, &out, &errw)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "Or let simulated") }, 60*time.Second, 20*time.Millisecond, errw.String())
+	banner := out.String()
+	require.Contains(t, banner, "sign-in: on, by name")
+	require.Contains(t, banner, "--addr HOST:PORT")
+	require.NotContains(t, banner, "nothing persists", "the notice goes to stderr")
+	require.Contains(t, errw.String(), "nothing persists")
+
+	_, session, ok := strings.Cut(banner, "Play with curl (needs jq):\n")
+	require.True(t, ok, banner)
+	session, _, _ = strings.Cut(session, "Or let simulated")
+	cctx, ccancel := context.WithTimeout(ctx, time.Minute)
+	defer ccancel()
+	cmd := exec.CommandContext(cctx, "bash", "-euo", "pipefail", "-c", session)
+	got, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s\n%s", session, got)
+	for _, want := range []string{`"glyph"`, `"status": "scored"`, `"points"`, `"leaderboard"`} {
+		require.Contains(t, string(got), want, "%s", got)
+	}
+	cancel()
+	require.Equal(t, 0, <-done, errw.String())
+}
+
+// Without any sign-in the banner says so and says how to turn one on.
+func TestBannerSaysSignInIsOff(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	banner(&b, "http://127.0.0.1:1", false, ServeConfig{URL: "redis://u:secret@127.0.0.1:6390/0"}, nil, false)
+	s := b.String()
+	require.Contains(t, s, "sign-in: OFF")
+	require.Contains(t, s, "CODEMOJEX_TELEGRAM_BOT_TOKEN")
+	require.Contains(t, s, "--dev-signin=true")
+	require.NotContains(t, s, "secret", "the engine URL's password is not printed")
+	require.NotContains(t, s, "curl", "no session to show without a sign-in")
+}
