@@ -59,7 +59,9 @@ type deadLetterData struct {
 	Letter echomq.DeadLetter
 }
 
-func (d deadLetterData) title() (string, string) { return "Dead letter " + d.Letter.ID.String(), "overview" }
+func (d deadLetterData) title() (string, string) {
+	return "Dead letter " + d.Letter.ID.String(), "overview"
+}
 
 func (h *Handler) deadLetterPage(w http.ResponseWriter, r *http.Request) {
 	v, s, ok := h.stream(w, r)
