@@ -58,7 +58,7 @@ func setup(t *testing.T, edit func(*dashboard.Config)) *bundle {
 	b.lanes, err = lanes.New(client, b.queue, nil)
 	require.NoError(t, err)
 	cfg := dashboard.Config{
-		Queues: []dashboard.Queue{{Name: b.queue, Streams: []string{"orders", "audit"}, Projections: []string{"counts"}, Lanes: true}},
+		Queues:  []dashboard.Queue{{Name: b.queue, Streams: []string{"orders", "audit"}, Projections: []string{"counts"}, Lanes: true}},
 		Archive: store, ArchivePolicies: []archive.Policy{{Queue: b.queue, Stream: "orders", Keep: retention.MaxLen(3)}},
 		Token: token, Logger: quiet, Refresh: 100 * time.Millisecond,
 	}

@@ -48,7 +48,7 @@ func (h *Handler) deadPage(w http.ResponseWriter, r *http.Request) {
 		if q.Get("n") != "" {
 			p.Set("n", q.Get("n"))
 		}
-		d.Next = p.Encode()
+		d.Next = "?" + p.Encode()
 	}
 	d.Letters = letters
 	h.render(w, r, http.StatusOK, "dead", d)

@@ -130,7 +130,7 @@ func (h *Handler) streamPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		p.Set(key, e.String())
-		return p.Encode()
+		return "?" + p.Encode()
 	}
 	if len(d.Events) > 0 {
 		first, last := d.Events[0].Entry, d.Events[len(d.Events)-1].Entry
