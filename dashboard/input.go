@@ -53,14 +53,17 @@ func parseInstant(s string, now time.Time) (time.Time, bool, error) {
 		if err != nil {
 			return time.Time{}, false, errDuration
 		}
-		return now.Add(-d), true, nil
+		if t := now.Add(-d); t.UnixMilli() >= 0 {
+			return t, true, nil
+		}
+		return time.Time{}, false, errBeforeEpoch
 	}
 	if isNow {
 		return time.Time{}, false, errRelative
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			if t.UnixMilli() < echomq.Epoch {
+			if t.UnixMilli() < 0 {
 				return time.Time{}, false, errBeforeEpoch
 			}
 			return t, true, nil
@@ -76,7 +79,7 @@ func (r inputReason) Error() string { return string(r) }
 const (
 	errDuration    inputReason = "want a duration before now like -15m, -1h30m or -90s"
 	errRelative    inputReason = `want "now" or "now-<duration>" (now-15m)`
-	errBeforeEpoch inputReason = "an instant before 2024-01-01 (the id epoch) names no entry"
+	errBeforeEpoch inputReason = "an instant before 1970 names no entry"
 )
 
 // parseEntry reads a paging cursor: an entry id, "" for none.
