@@ -59,12 +59,28 @@ func (h *Handler) lanesPage(w http.ResponseWriter, r *http.Request) {
 	if d.Stats, err = lq.Stats(ctx); err != nil {
 		errs = append(errs, err.Error())
 	}
-	page, err := lq.Lanes(ctx, &lanes.LaneListParams{Count: laneScan})
-	if err != nil {
-		errs = append(errs, err.Error())
+	// The index pages by cursor; a lane may show up on two pages.
+	seen := map[string]bool{}
+	for cursor := ""; ; {
+		page, err := lq.Lanes(ctx, &lanes.LaneListParams{Cursor: cursor, Count: 100})
+		if err != nil {
+			errs = append(errs, err.Error())
+			break
+		}
+		for _, l := range page.Lanes {
+			if !seen[l.Lane] {
+				seen[l.Lane] = true
+				d.Busiest = append(d.Busiest, l)
+			}
+		}
+		if cursor = page.Cursor; cursor == "" {
+			break
+		}
+		if len(d.Busiest) >= laneScan {
+			d.Partial = true
+			break
+		}
 	}
-	d.Partial = page.Cursor != ""
-	d.Busiest = page.Lanes
 	slices.SortFunc(d.Busiest, func(a, b lanes.LaneInfo) int {
 		return cmp.Or(cmp.Compare(b.Depth+b.InFlight, a.Depth+a.InFlight), strings.Compare(a.Lane, b.Lane))
 	})
