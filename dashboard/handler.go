@@ -234,7 +234,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) (*queueView, *e
 }
 
 // streamsOf returns the streams shown for queue v: the configured ones,
-// then those archived in Config.Archive, sorted.
+// then those of the queue archived in Config.Archive.
 func (h *Handler) streamsOf(ctx context.Context, v *queueView) ([]string, error) {
 	if h.cfg.Archive == nil {
 		return v.streams, nil

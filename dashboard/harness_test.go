@@ -48,8 +48,13 @@ type bundle struct {
 // archive in a temporary directory); edit changes the config first.
 func setup(t *testing.T, edit func(*dashboard.Config)) *bundle {
 	t.Helper()
-	srv := echomqtest.Shared(t)
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), NodeID: echomq.Node(7), Notice: io.Discard})
+	return setupOn(t, echomqtest.Shared(t).URL(), edit)
+}
+
+// setupOn is setup on the engine at url.
+func setupOn(t *testing.T, engine string, edit func(*dashboard.Config)) *bundle {
+	t.Helper()
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: engine, NodeID: echomq.Node(7), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	store, err := fsstore.New(t.TempDir())

@@ -20,8 +20,9 @@ type eventRow struct {
 	Fields   [][2]string
 	Archived bool
 	// Seam marks the first live event after archived ones: the archive
-	// seam lies just above this row.
-	Seam bool
+	// seam lies just above this row. SeamAfter marks the last archived
+	// event (W) when the live tail starts on the next page.
+	Seam, SeamAfter bool
 }
 
 type streamData struct {
@@ -116,9 +117,17 @@ func (h *Handler) streamPage(w http.ResponseWriter, r *http.Request) {
 	if wd.reverse {
 		slices.Reverse(evs)
 	}
+	// The seam at a page's edge: the page ends at W, or starts just
+	// above it.
+	var wEntry echomq.EntryID
+	if d.HasWatermark {
+		wEntry = d.Watermark.EntryID()
+	}
 	for i, ev := range evs {
 		row := eventRow{ID: ev.ID, Entry: ev.Entry, Time: ev.Entry.Time(), Archived: ev.Archived,
-			Seam: i > 0 && evs[i-1].Archived && !ev.Archived}
+			Seam: i > 0 && evs[i-1].Archived && !ev.Archived ||
+				i == 0 && !ev.Archived && d.HasWatermark && wd.rng.From == echomq.Exclusive(wEntry),
+			SeamAfter: i == len(evs)-1 && ev.Archived && d.HasWatermark && ev.Entry == wEntry}
 		row.Fields = pairs(ev.Fields)
 		d.Events = append(d.Events, row)
 	}
