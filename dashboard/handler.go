@@ -200,7 +200,13 @@ func (h *Handler) prefix(r *http.Request) string {
 	if err != nil || !strings.HasSuffix(u.Path, r.URL.Path) {
 		return ""
 	}
-	return strings.TrimSuffix(u.Path[:len(u.Path)-len(r.URL.Path)], "/")
+	p := strings.TrimSuffix(u.Path[:len(u.Path)-len(r.URL.Path)], "/")
+	// Links and redirects start with it: it must stay a local path.
+	if p != "" && (p[0] != '/' || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\"<>'?#") ||
+		strings.ContainsFunc(p, func(c rune) bool { return c < ' ' })) {
+		return ""
+	}
+	return p
 }
 
 // queue returns the configured queue named by the path, or answers 404.

@@ -66,7 +66,7 @@ func (a *app) uiCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := a.serveUI(cmd.Context(), cmd, &o, cfg); err != nil {
+			if err := a.withClient(cmd.Context(), func(c *echomq.Client) error { return a.serveUI(cmd.Context(), cmd, c, &o, cfg) }); err != nil {
 				return &runError{err: err}
 			}
 			return nil
@@ -138,16 +138,8 @@ func (a *app) uiConfig(cmd *cobra.Command, o *uiOpts) (dashboard.Config, error) 
 	return cfg, nil
 }
 
-func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, o *uiOpts, cfg dashboard.Config) (err error) {
-	c, err := a.connect(ctx, a.stderr)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := c.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
+// serveUI serves the dashboard of c until ctx ends.
+func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, c *echomq.Client, o *uiOpts, cfg dashboard.Config) error {
 	if cmd.Flags().Changed("store") || cmd.Flags().Changed("s3") {
 		store, release, err := o.store.open(ctx, false)
 		if err != nil {

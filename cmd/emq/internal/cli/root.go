@@ -204,7 +204,13 @@ func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, er
 }
 
 // withStream connects, runs fn on the stream handle and closes the client.
-func (a *app) withStream(ctx context.Context, name string, fn func(*echomq.Stream) error) (err error) {
+func (a *app) withStream(ctx context.Context, name string, fn func(*echomq.Stream) error) error {
+	return a.withClient(ctx, func(c *echomq.Client) error { return fn(c.Stream(a.queue, name)) })
+}
+
+// withClient connects, runs fn on the client and closes it; a failed close
+// is the error when fn succeeded.
+func (a *app) withClient(ctx context.Context, fn func(*echomq.Client) error) (err error) {
 	c, err := a.connect(ctx, a.stderr)
 	if err != nil {
 		return err
@@ -214,5 +220,5 @@ func (a *app) withStream(ctx context.Context, name string, fn func(*echomq.Strea
 			err = cerr
 		}
 	}()
-	return fn(c.Stream(a.queue, name))
+	return fn(c)
 }
