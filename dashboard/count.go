@@ -77,19 +77,51 @@ func (r rate) onlyLast() bool {
 	return true
 }
 
-// rateCache keeps each stream's rate for a refresh interval, so that many
-// open pages cost one scan per stream and interval.
+// rateCache keeps each stream's rate, and its live row, for half a
+// refresh interval, so that many open pages cost one scan (and one round
+// of reads) per stream and interval.
 type rateCache struct {
 	mu   sync.Mutex
 	byID map[string]rate
+	rows map[string]cachedRow
 }
 
-func newRateCache() *rateCache { return &rateCache{byID: map[string]rate{}} }
+type cachedRow struct {
+	row streamRow
+	at  time.Time
+}
+
+func newRateCache() *rateCache {
+	return &rateCache{byID: map[string]rate{}, rows: map[string]cachedRow{}}
+}
+
+// cacheTTL is how long a cached rate or row is served.
+func (h *Handler) cacheTTL() time.Duration { return max(h.cfg.Refresh/2, 500*time.Millisecond) }
+
+// liveRow is streamRow through the cache: what every live update stream
+// sends each tick.
+func (h *Handler) liveRow(ctx context.Context, queue, name string) streamRow {
+	key := queue + "/" + name
+	now := time.Now()
+	h.rates.mu.Lock()
+	got, ok := h.rates.rows[key]
+	h.rates.mu.Unlock()
+	if ok && now.Sub(got.at) < h.cacheTTL() {
+		return got.row
+	}
+	row := h.streamRow(ctx, queue, name)
+	if row.Err == "" {
+		h.rates.mu.Lock()
+		h.rates.rows[key] = cachedRow{row: row, at: now}
+		h.rates.mu.Unlock()
+	}
+	return row
+}
 
 // rate returns the rate of s, from the cache when it is fresher than ttl.
 func (h *Handler) rate(ctx context.Context, s *echomq.Stream) (rate, error) {
 	now := h.client.Now()
-	ttl := max(h.cfg.Refresh/2, 500*time.Millisecond)
+	ttl := h.cacheTTL()
 	h.rates.mu.Lock()
 	got, ok := h.rates.byID[s.Key()]
 	h.rates.mu.Unlock()

@@ -72,7 +72,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	for {
 		u := liveUpdate{At: h.client.Now().UTC().Format(time.RFC3339)}
 		for _, t := range targets {
-			row := h.streamRow(r.Context(), t.queue, t.stream)
+			row := h.liveRow(r.Context(), t.queue, t.stream)
 			ls := liveStream{ID: row.ID(), Length: row.Info.Length, PerMinute: row.Rate.PerMinute().String(),
 				Buckets: row.Rate.Buckets[:], Last: "—", Dead: row.Dead, Err: row.Err}
 			if row.Info.Last != nil {

@@ -57,8 +57,9 @@ func (f *nodeFlag) Type() string { return "int" }
 
 const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams, trims them
 by policy and archives them (emq retention, emq archive), runs and administers
-consumer groups and their dead letters, and inspects and controls lanes job queues
-(emq lanes), on a Valkey or Redis server.
+consumer groups and their dead letters, inspects and controls lanes job queues
+(emq lanes), and serves a web dashboard with Prometheus metrics (emq ui), on a
+Valkey or Redis server.
 
 Engine: --url, or the EMQ_URL environment variable, names the server
 (redis://host:port[/db], rediss:// for TLS, valkey://). When both are empty
