@@ -43,6 +43,20 @@ func (h *Handler) projectionsPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "projections", d)
 }
 
+// streamOfKey returns the handle of the stream with key in one of the
+// dashboard's queues (a checkpoint names its streams by key), or nil.
+func (h *Handler) streamOfKey(key string) *echomq.Stream {
+	for _, v := range h.queues {
+		prefix := strings.TrimSuffix(h.client.Stream(v.name, "x").Key(), "x")
+		if name, ok := strings.CutPrefix(key, prefix); ok {
+			if s := h.client.Stream(v.name, name); s.Err() == nil {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
 func (h *Handler) projectionRow(ctx context.Context, queue, name string) projectionRow {
 	row := projectionRow{Queue: queue, Name: name}
 	info, ok, err := projection.EngineStore(h.client, queue, name).Info(ctx)
@@ -51,19 +65,19 @@ func (h *Handler) projectionRow(ctx context.Context, queue, name string) project
 		return row
 	}
 	row.Info, row.Saved = info, ok
-	// A checkpoint names streams by key; those of this queue are read
-	// back through their handles.
-	prefix := strings.TrimSuffix(h.client.Stream(queue, "x").Key(), "x")
 	for _, p := range info.Checkpoint {
 		pr := positionRow{Stream: p.Stream, Last: p.Last}
-		sname, mine := strings.CutPrefix(p.Stream, prefix)
-		s := h.client.Stream(queue, sname)
-		if !mine || s.Err() != nil {
-			pr.Err = "a stream of another queue"
+		s := h.streamOfKey(p.Stream)
+		if s == nil {
+			pr.Err = "a stream of a queue not on this dashboard"
 			row.Positions = append(row.Positions, pr)
 			continue
 		}
-		pr.Stream = sname
+		if s.Queue() == queue {
+			pr.Stream = s.Name()
+		} else {
+			pr.Stream = s.Queue() + "/" + s.Name()
+		}
 		si, err := s.Info(ctx)
 		if err == nil {
 			pr.Top = si.Last

@@ -211,6 +211,27 @@ func TestProjectionsPage(t *testing.T) {
 	require.Equal(t, http.StatusOK, p.status, p.body)
 	require.Contains(t, p.body, "<dt>Events folded</dt><dd>4</dd>")
 	require.Regexp(t, `<td class="num lag">3</td>`, p.body)
+	require.Contains(t, p.body, `<th scope="row">orders</th>`, "the stream by name")
+}
+
+// TestDeadLetterPage: one dead letter with its payload, and the list.
+func TestDeadLetterPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	dl := b.deadLetters(t, "orders", 1)[0]
+	br := b.browser(t)
+	csrf := br.signIn()
+	p := br.get("/q/" + b.queue + "/streams/orders/dead/" + dl.ID.String())
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	require.Contains(t, p.body, "card declined")
+	require.Contains(t, p.body, `<tr><th scope="row">n</th><td><pre>a</pre></td></tr>`)
+	require.Contains(t, p.body, dl.Origin.String())
+	require.Contains(t, p.body, `value="`+csrf+`"`)
+	p = br.get("/q/" + b.queue + "/streams/orders/dead")
+	require.Contains(t, p.body, `aria-label="Replay dead letter `+dl.ID.String()+`"`)
+	require.Contains(t, p.body, "billing")
+	gone := br.get("/q/" + b.queue + "/streams/orders/dead/" + dl.Origin.String())
+	require.Equal(t, http.StatusNotFound, gone.status)
 }
 
 // TestOverview: every configured stream with its numbers and chart.
