@@ -177,19 +177,26 @@ func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Actio
 	}
 }
 
-// waitText waits until the first element matching sel has the text want,
-// across the navigation a click starts (the old page may answer first).
-func waitText(ctx context.Context, t *testing.T, sel, want string) {
-	t.Helper()
-	var got string
-	for ctx.Err() == nil {
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if got = strings.TrimSpace(s); err == nil && got == want {
-			return
+// clickThrough clicks the element that sel finds and waits until the page
+// it leads to has loaded: a query started on the old page could wait on a
+// document that is about to go away.
+func clickThrough(sel chromedp.CSS) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Evaluate[bool](`window.__left = true`)(ctx, t); err != nil {
+			return err
 		}
-		time.Sleep(50 * time.Millisecond) // the next poll of the page
-	}
-	t.Fatalf("%s: want %q, last saw %q (page says %q)", sel, want, got, says(context.WithoutCancel(ctx)))
+		if _, err := chromedp.Click(sel)(ctx, t); err != nil {
+			return err
+		}
+		for ctx.Err() == nil {
+			// Errors are the navigation in progress (the old context gone).
+			if loaded, err := chromedp.Evaluate[bool](`window.__left !== true && document.readyState === "complete"`)(ctx, t); err == nil && loaded {
+				return nil
+			}
+			time.Sleep(50 * time.Millisecond) // the next look at the page
+		}
+		return ctx.Err()
+	})
 }
 
 // text returns the trimmed text of the first element matching sel.
@@ -239,7 +246,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#token`)),
 			checkPage("sign-in"),
 			chromedp.SendKeys(chromedp.CSS(`#token`), token),
-			chromedp.Click(chromedp.CSS(`#signin`)),
+			clickThrough(chromedp.CSS(`#signin`)),
 			chromedp.WaitVisible(chromedp.CSS(`#signout`)),
 			chromedp.Poll[chromedp.Void](`document.body.dataset.live === "open"`, chromedp.WithPollingTimeout(10*time.Second)),
 			checkPage("overview"),
@@ -262,7 +269,7 @@ func TestBrowser(t *testing.T) {
 		require.Equal(t, []int{4, 1, 1}, []int{archived, live, seams})
 		require.Contains(t, text(ctx, t, "#watermark"), w.String())
 		run(t, ctx, vp.name+": next page",
-			chromedp.Click(chromedp.CSS(`#next`)),
+			clickThrough(chromedp.CSS(`#next`)),
 			chromedp.WaitVisible(chromedp.CSS(`#prev`)),
 			count(`document.querySelectorAll("#events tr.livetail").length`, &live),
 			count(`document.querySelectorAll("#events tr.archived").length`, &archived),
@@ -274,7 +281,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#from`)),
 			chromedp.SendKeys(chromedp.CSS(`#from`), ids[2].EntryID().String()),
 			chromedp.SendKeys(chromedp.CSS(`#to`), ids[4].EntryID().String()),
-			chromedp.Click(chromedp.CSS(`#show`)),
+			clickThrough(chromedp.CSS(`#show`)),
 			chromedp.WaitVisible(chromedp.CSS(`#seam`)),
 			count(`document.querySelectorAll("#events tr.archived, #events tr.livetail").length`, &live),
 			shot("stream-window"),
@@ -287,7 +294,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(`#dead`)),
 			checkPage("dead letters"),
 			shot("dead"),
-			chromedp.Click(chromedp.CSS(fmt.Sprintf(`button[aria-label="Replay dead letter %s"]`, dls[len(dls)-1-i].ID))),
+			clickThrough(chromedp.CSS(fmt.Sprintf(`button[aria-label="Replay dead letter %s"]`, dls[len(dls)-1-i].ID))),
 			chromedp.WaitVisible(chromedp.CSS(`#flash`)),
 			shot("dead-replayed"),
 		)
@@ -300,7 +307,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(q+"/lanes"),
 			chromedp.WaitVisible(chromedp.CSS(`#dead-jobs`)),
 			checkPage("lanes"),
-			chromedp.Click(chromedp.CSS(`#dead-jobs button[aria-label^="Retry dead job"]`)),
+			clickThrough(chromedp.CSS(`#dead-jobs button[aria-label^="Retry dead job"]`)),
 			chromedp.WaitVisible(chromedp.CSS(`#flash`)),
 		)
 		require.Contains(t, text(ctx, t, "#flash"), "Retried dead job JOB")
@@ -309,16 +316,16 @@ func TestBrowser(t *testing.T) {
 		require.Equal(t, int64(len(viewports)-1-i), st.Dead)
 		run(t, ctx, vp.name+": pause",
 			chromedp.SendKeys(chromedp.CSS(`#lane`), "PLR-bob"),
-			chromedp.Click(chromedp.CSS(`#lane-pause`)),
+			clickThrough(chromedp.CSS(`#lane-pause`)),
 		)
-		waitText(ctx, t, "#flash", "Paused lane PLR-bob.")
+		require.Equal(t, "Paused lane PLR-bob.", text(ctx, t, "#flash"))
 		run(t, ctx, vp.name+": shot", shot("lanes-paused"))
 		require.Equal(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
 		li, err := b.lanes.Lane(b.ctx, "PLR-bob")
 		require.NoError(t, err)
 		require.True(t, li.Paused)
-		run(t, ctx, vp.name+": resume", chromedp.Click(chromedp.CSS(`#lanes tr[data-lane="PLR-bob"] button`)))
-		waitText(ctx, t, "#flash", "Resumed lane PLR-bob.")
+		run(t, ctx, vp.name+": resume", clickThrough(chromedp.CSS(`#lanes tr[data-lane="PLR-bob"] button`)))
+		require.Equal(t, "Resumed lane PLR-bob.", text(ctx, t, "#flash"))
 		require.NotEqual(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
 		li, err = b.lanes.Lane(b.ctx, "PLR-bob")
 		require.NoError(t, err)
@@ -328,7 +335,7 @@ func TestBrowser(t *testing.T) {
 		// and nothing changes.
 		run(t, ctx, vp.name+": refused without the token",
 			clearCookies,
-			chromedp.Click(chromedp.CSS(`#queue-toggle`)),
+			clickThrough(chromedp.CSS(`#queue-toggle`)),
 			chromedp.WaitVisible(chromedp.CSS(`#error`)),
 			shot("refused-signed-out"),
 		)
@@ -345,7 +352,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(roq+"/lanes"),
 			chromedp.WaitVisible(chromedp.CSS(`#token`)),
 			chromedp.SendKeys(chromedp.CSS(`#token`), token),
-			chromedp.Click(chromedp.CSS(`#signin`)),
+			clickThrough(chromedp.CSS(`#signin`)),
 			chromedp.WaitVisible(chromedp.CSS(`#lane-stats`)),
 			count(`document.querySelectorAll("main form[method=post]").length`, &buttons),
 			shot("read-only"),
