@@ -14,6 +14,7 @@ const (
 	DefaultCountLimit = 10000
 	DefaultSessionTTL = 12 * time.Hour
 	DefaultTitle      = "EchoMQ"
+	DefaultMaxLive    = 64
 	// MinTokenLen is the shortest token New accepts: a token is the only
 	// thing between the network and the writes.
 	MinTokenLen = 16
@@ -72,6 +73,11 @@ type Config struct {
 	// it is shown as "≥ N". Defaults to [DefaultCountLimit].
 	CountLimit int
 
+	// MaxLive caps the live update streams open at once (one per open
+	// page); one more is answered 503 with Retry-After, and its page keeps
+	// working without live numbers. Defaults to [DefaultMaxLive].
+	MaxLive int
+
 	// SessionTTL is how long a sign-in lasts. Defaults to
 	// [DefaultSessionTTL].
 	SessionTTL time.Duration
@@ -110,6 +116,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CountLimit <= 0 {
 		c.CountLimit = DefaultCountLimit
+	}
+	if c.MaxLive <= 0 {
+		c.MaxLive = DefaultMaxLive
 	}
 	if c.SessionTTL <= 0 {
 		c.SessionTTL = DefaultSessionTTL

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
@@ -31,6 +32,7 @@ type Handler struct {
 	origin   *http.CrossOriginProtection
 	rates    *rateCache
 
+	live      atomic.Int64 // live update streams open
 	closeOnce sync.Once
 	closed    chan struct{}
 }

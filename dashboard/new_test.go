@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -134,4 +135,33 @@ func TestEvents(t *testing.T) {
 	require.NoError(t, err)
 	again.Body.Close()
 	require.Equal(t, http.StatusServiceUnavailable, again.StatusCode)
+}
+
+// TestEventsCap: one live stream more than MaxLive is refused with 503 and
+// Retry-After; closing one makes room.
+func TestEventsCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *dashboard.Config) { c.Token = ""; c.MaxLive = 1 })
+	ctx, cancel := context.WithCancel(b.ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.srv.URL+"/events", nil)
+	require.NoError(t, err)
+	first, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_, err = bufio.NewReader(first.Body).ReadString('\n') // it is open
+	require.NoError(t, err)
+	second, err := http.Get(b.srv.URL + "/events")
+	require.NoError(t, err)
+	second.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, second.StatusCode)
+	require.Equal(t, "10", second.Header.Get("Retry-After"))
+	cancel()
+	first.Body.Close()
+	require.Eventually(t, func() bool {
+		third, err := http.Get(b.srv.URL + "/events?queue=none")
+		if err != nil {
+			return false
+		}
+		defer third.Body.Close()
+		return third.StatusCode == http.StatusOK
+	}, 10*time.Second, 20*time.Millisecond, "room again once the first is gone")
 }

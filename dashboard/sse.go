@@ -44,6 +44,13 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 	}
+	if h.live.Add(1) > int64(h.cfg.MaxLive) {
+		h.live.Add(-1)
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, "too many live update streams open; retry later", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.live.Add(-1)
 	type target struct{ queue, stream string }
 	var targets []target
 	q, s := r.URL.Query().Get("queue"), r.URL.Query().Get("stream")
