@@ -229,9 +229,12 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) (*queueView, *e
 		return nil, nil, false
 	}
 	name := r.PathValue("stream")
+	if slices.Contains(v.streams, name) {
+		return v, h.client.Stream(v.name, name), true
+	}
 	streams, err := h.streamsOf(r.Context(), v)
 	if err != nil {
-		h.fail(w, r, http.StatusBadGateway, err)
+		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("archive store: %w", err))
 		return nil, nil, false
 	}
 	if !slices.Contains(streams, name) {

@@ -1,6 +1,8 @@
 package dashboard_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -251,4 +253,33 @@ func TestOverview(t *testing.T) {
 	css := br.get("/static/style.css")
 	require.Equal(t, http.StatusOK, css.status)
 	require.Contains(t, css.header.Get("Content-Type"), "text/css")
+}
+
+// brokenStore is an archive store that is down.
+type brokenStore struct{}
+
+var errStoreDown = errors.New("store down")
+
+func (brokenStore) Put(context.Context, string, []byte, *archive.PutOpts) error { return errStoreDown }
+func (brokenStore) Get(context.Context, string) ([]byte, error)                 { return nil, errStoreDown }
+func (brokenStore) List(context.Context, string) ([]archive.Object, error)      { return nil, errStoreDown }
+
+// TestArchiveStoreDown: with the archive store down the pages say so and
+// still show the live streams; nothing fails as a whole.
+func TestArchiveStoreDown(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *dashboard.Config) { c.Archive = brokenStore{} })
+	b.appendN(t, "orders", 2)
+	br := b.browser(t)
+	br.signIn()
+	p := br.get("/")
+	require.Equal(t, http.StatusOK, p.status)
+	require.Contains(t, p.body, "archive store: ")
+	require.Contains(t, p.body, "store down")
+	require.Regexp(t, `data-field="length">2<`, p.body)
+	p = br.get("/q/" + b.queue + "/streams/orders")
+	require.Equal(t, http.StatusOK, p.status)
+	require.Contains(t, p.body, `class="error" role="alert">`, "the merged read failed, and says so")
+	require.Equal(t, http.StatusOK, br.get("/archive").status)
+	require.Equal(t, http.StatusBadGateway, br.get("/q/"+b.queue+"/streams/other").status, "an unlisted stream needs the store")
 }
