@@ -82,6 +82,9 @@ func (a *app) uiCommand() *cobra.Command {
 	f.StringArrayVar(&o.policies, "policy", nil, `archive policy "STREAM RULE" ("orders maxlen 1000"), for the archive lag (repeat for more)`)
 	f.StringVar(&o.prefix, "prefix", "", `serve the dashboard under this path ("/ops"); /metrics stays at the root`)
 	o.store.register(f)
+	// The archive is on only when --store or --s3 is given: no default to show.
+	st := f.Lookup("store")
+	st.DefValue, st.Usage = "", "archive directory (a local store); the archive pages are on only with --store or --s3"
 	return cmd
 }
 
