@@ -14,7 +14,7 @@ SHELL := bash
 
 GO       ?= go
 PKGS     ?= github.com/echomq/echomq/...
-MODULES  ?= . archive/s3store bench cmd/emq codemojex watermill
+MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard watermill
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
@@ -44,7 +44,7 @@ chromium: ## Ensure Debian's chromium for the browser tests (they skip, saying s
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		{ $(APT) update && { $(APT) install -y --no-install-recommends chromium fonts-noto-color-emoji || \
 			$(APT) install -y --no-install-recommends chromium; }; } || \
-		echo "make: chromium could not be installed: the browser tests of codemojex/web will be SKIPPED" >&2; \
+		echo "make: chromium could not be installed: the browser tests of codemojex/web and dashboard will be SKIPPED" >&2; \
 	fi
 
 .PHONY: versitygw

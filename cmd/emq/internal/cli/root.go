@@ -57,8 +57,9 @@ func (f *nodeFlag) Type() string { return "int" }
 
 const rootLong = `emq appends to, reads, inspects and folds (emq project) EchoMQ streams, trims them
 by policy and archives them (emq retention, emq archive), runs and administers
-consumer groups and their dead letters, and inspects and controls lanes job queues
-(emq lanes), on a Valkey or Redis server.
+consumer groups and their dead letters, inspects and controls lanes job queues
+(emq lanes), and serves a web dashboard with Prometheus metrics (emq ui), on a
+Valkey or Redis server.
 
 Engine: --url, or the EMQ_URL environment variable, names the server
 (redis://host:port[/db], rediss:// for TLS, valkey://). When both are empty
@@ -121,7 +122,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
 		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand(),
-		a.retentionCommand(), a.archiveCommand(), a.lanesCommand())
+		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand())
 	return root
 }
 
@@ -204,7 +205,13 @@ func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, er
 }
 
 // withStream connects, runs fn on the stream handle and closes the client.
-func (a *app) withStream(ctx context.Context, name string, fn func(*echomq.Stream) error) (err error) {
+func (a *app) withStream(ctx context.Context, name string, fn func(*echomq.Stream) error) error {
+	return a.withClient(ctx, func(c *echomq.Client) error { return fn(c.Stream(a.queue, name)) })
+}
+
+// withClient connects, runs fn on the client and closes it; a failed close
+// is the error when fn succeeded.
+func (a *app) withClient(ctx context.Context, fn func(*echomq.Client) error) (err error) {
 	c, err := a.connect(ctx, a.stderr)
 	if err != nil {
 		return err
@@ -214,5 +221,5 @@ func (a *app) withStream(ctx context.Context, name string, fn func(*echomq.Strea
 			err = cerr
 		}
 	}()
-	return fn(c.Stream(a.queue, name))
+	return fn(c)
 }

@@ -1,0 +1,372 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/dashboard"
+)
+
+// chromium returns the path of a Chromium or Chrome, or "" when the
+// machine has none. CHROMIUM names one explicitly.
+func chromium() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// artifacts returns the directory screenshots go to: WEB_ARTIFACTS when
+// set, else a fresh temporary directory that outlives the test so the
+// images can be looked at.
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("WEB_ARTIFACTS")
+	if dir == "" {
+		d, err := os.MkdirTemp("", "echomq-dashboard-")
+		require.NoError(t, err)
+		dir = d
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// viewports are the widths every browser pass runs at.
+var viewports = []struct {
+	name          string
+	width, height int64
+}{
+	{"desktop", 1280, 900},
+	{"phone", 390, 844},
+}
+
+// startChromium starts a headless browser on a fresh profile and returns
+// the context of its first tab; the test's cleanup stops it.
+func startChromium(t *testing.T, exe string) context.Context {
+	t.Helper()
+	// A fresh profile, removed by hand: the browser's helper processes may
+	// still write to it a moment after the browser exits, which
+	// t.TempDir's strict cleanup would report as a failure.
+	profile, err := os.MkdirTemp("", "echomq-dashboard-chromium-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(profile),
+	)
+	t.Cleanup(cancelAlloc)
+	root, cancelRoot := chromedp.NewContext(alloc)
+	t.Cleanup(cancelRoot)
+	require.NoError(t, chromedp.Do(root), "start %s", exe)
+	return root
+}
+
+// shooter returns an action that writes a full-page screenshot to
+// dir/<pass>-<step>.png.
+func shooter(dir, pass string) func(step string) chromedp.Action[chromedp.Void] {
+	return func(step string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			b, err := chromedp.FullScreenshot(100)(ctx, t)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("dashboard-%s-%s.png", pass, step)), b, 0o644)
+		})
+	}
+}
+
+// checkPageJS lists what fails the basics on the page: form fields
+// without a label, buttons and links without a name, charts without a
+// text alternative, headings that skip a level, and content wider than
+// the viewport (the tables scroll inside their own box instead).
+const checkPageJS = `(() => {
+  const bad = [];
+  for (const el of document.querySelectorAll("input:not([type=hidden]), select, textarea"))
+    if (!el.labels || el.labels.length === 0) bad.push("unlabelled field " + (el.id || el.name));
+  for (const el of document.querySelectorAll("button, a[href]"))
+    if (!(el.getAttribute("aria-label") || el.textContent).trim()) bad.push("nameless " + el.outerHTML.slice(0, 60));
+  for (const el of document.querySelectorAll("svg[role=img]"))
+    if (!el.getAttribute("aria-label")) bad.push("chart without a label");
+  if (document.querySelectorAll("h1").length !== 1) bad.push("want one h1");
+  let last = 0;
+  for (const h of document.querySelectorAll("h1, h2, h3")) { const n = +h.tagName[1]; if (n > last + 1) bad.push("heading skips to " + h.tagName); last = n; }
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) bad.push("page wider than the viewport: " + document.documentElement.scrollWidth + " > " + window.innerWidth);
+  return bad;
+})()`
+
+func checkPage(page string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		bad, err := chromedp.Evaluate[[]string](checkPageJS)(ctx, t)
+		if err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			return fmt.Errorf("%s page: %s", page, strings.Join(bad, "; "))
+		}
+		return nil
+	})
+}
+
+// count evaluates expr, a number, into *n.
+func count(expr string, n *int) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		v, err := chromedp.Evaluate[int](expr)(ctx, t)
+		*n = v
+		return err
+	})
+}
+
+// eval runs a script that returns true.
+func eval(js string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Evaluate[bool](js)(ctx, t)
+		return err
+	})
+}
+
+// says returns the location and text of the page, for failure messages.
+func says(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText.slice(0, 2000)`))
+	return s
+}
+
+// clearCookies ends the browser's sessions.
+var clearCookies = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	_, err := cdp.Call(ctx, t, network.ClearBrowserCookies, cdp.Empty{})
+	return err
+})
+
+// run runs steps in the tab of ctx; a failure says what the page shows.
+func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v (page says %q)", what, err, says(context.WithoutCancel(ctx)))
+	}
+}
+
+// clickThrough clicks the element that sel finds and waits until the page
+// it leads to has loaded: a query started on the old page could wait on a
+// document that is about to go away.
+func clickThrough(sel chromedp.CSS) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := chromedp.Evaluate[bool](`window.__left = true`)(ctx, t); err != nil {
+			return err
+		}
+		if _, err := chromedp.Click(sel)(ctx, t); err != nil {
+			return err
+		}
+		for ctx.Err() == nil {
+			// Errors are the navigation in progress (the old context gone).
+			if loaded, err := chromedp.Evaluate[bool](`window.__left !== true && document.readyState === "complete"`)(ctx, t); err == nil && loaded {
+				return nil
+			}
+			time.Sleep(50 * time.Millisecond) // the next look at the page
+		}
+		return ctx.Err()
+	})
+}
+
+// text returns the trimmed text of the first element matching sel.
+func text(ctx context.Context, t *testing.T, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	require.NoError(t, err)
+	return strings.TrimSpace(s)
+}
+
+// TestBrowser drives a real browser through the dashboard at desktop and
+// phone widths: sign in, see the overview update live, browse a stream's
+// time window across the archive seam, replay a dead letter, retry a dead
+// job, pause and resume a lane; then see a write refused once the session
+// is gone, and on a read-only dashboard.
+func TestBrowser(t *testing.T) {
+	t.Parallel()
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no Chromium found (install it: make chromium, or apt-get install -y chromium; or set CHROMIUM=/path/to/browser)")
+	}
+	b := setup(t, nil)
+	ids, w := b.archived(t, 7, 3)
+	dls := b.deadLetters(t, "audit", len(viewports))
+	for range viewports {
+		b.deadJob(t, "PLR-ada")
+	}
+	for range 2 {
+		_, err := b.lanes.Enqueue(b.ctx, "PLR-bob", []byte("{}"), nil)
+		require.NoError(t, err)
+	}
+	ro := setup(t, func(c *dashboard.Config) { c.ReadOnly = true })
+	dir := artifacts(t)
+	t.Logf("screenshots in %s", dir)
+	root := startChromium(t, exe)
+
+	for i, vp := range viewports {
+		ctx, cancel := context.WithTimeout(root, 60*time.Second)
+		shot := shooter(dir, vp.name)
+		q := b.srv.URL + "/q/" + b.queue
+
+		// Sign in; the overview's numbers arrive live.
+		run(t, ctx, vp.name+": sign in",
+			clearCookies,
+			chromedp.EmulateViewport(vp.width, vp.height),
+			chromedp.Navigate(b.srv.URL+"/"),
+			chromedp.WaitVisible(chromedp.CSS(`#token`)),
+			checkPage("sign-in"),
+			chromedp.SendKeys(chromedp.CSS(`#token`), token),
+			clickThrough(chromedp.CSS(`#signin`)),
+			chromedp.WaitVisible(chromedp.CSS(`#signout`)),
+			chromedp.Poll[chromedp.Void](`document.body.dataset.live === "open"`, chromedp.WithPollingTimeout(10*time.Second)),
+			checkPage("overview"),
+			shot("overview"),
+		)
+		require.Equal(t, "Writes on", text(ctx, t, "#mode"))
+
+		// The stream's first page: four archived events, the seam, a live
+		// one; the next page is live.
+		var archived, live, seams int
+		run(t, ctx, vp.name+": stream",
+			chromedp.Navigate(q+"/streams/orders?n=5"),
+			chromedp.WaitVisible(chromedp.CSS(`#events`)),
+			count(`document.querySelectorAll("#events tr.archived").length`, &archived),
+			count(`document.querySelectorAll("#events tr.livetail").length`, &live),
+			count(`document.querySelectorAll("#events tr.seam").length`, &seams),
+			checkPage("stream"),
+			shot("stream-seam"),
+		)
+		require.Equal(t, []int{4, 1, 1}, []int{archived, live, seams})
+		require.Contains(t, text(ctx, t, "#watermark"), w.String())
+		run(t, ctx, vp.name+": next page",
+			clickThrough(chromedp.CSS(`#next`)),
+			chromedp.WaitVisible(chromedp.CSS(`#prev`)),
+			count(`document.querySelectorAll("#events tr.livetail").length`, &live),
+			count(`document.querySelectorAll("#events tr.archived").length`, &archived),
+		)
+		require.Equal(t, []int{0, 2}, []int{archived, live})
+		// A time window that starts in the archive and ends in the live tail.
+		run(t, ctx, vp.name+": window",
+			chromedp.Navigate(q+"/streams/orders"),
+			chromedp.WaitVisible(chromedp.CSS(`#from`)),
+			chromedp.SendKeys(chromedp.CSS(`#from`), ids[2].EntryID().String()),
+			chromedp.SendKeys(chromedp.CSS(`#to`), ids[4].EntryID().String()),
+			clickThrough(chromedp.CSS(`#show`)),
+			chromedp.WaitVisible(chromedp.CSS(`#seam`)),
+			count(`document.querySelectorAll("#events tr.archived, #events tr.livetail").length`, &live),
+			shot("stream-window"),
+		)
+		require.Equal(t, 3, live, "events 2, 3 (archived) and 4 (live)")
+
+		// Replay a dead letter.
+		run(t, ctx, vp.name+": replay",
+			chromedp.Navigate(q+"/streams/audit/dead"),
+			chromedp.WaitVisible(chromedp.CSS(`#dead`)),
+			checkPage("dead letters"),
+			shot("dead"),
+			clickThrough(chromedp.CSS(fmt.Sprintf(`button[aria-label="Replay dead letter %s"]`, dls[len(dls)-1-i].ID))),
+			chromedp.WaitVisible(chromedp.CSS(`#flash`)),
+			shot("dead-replayed"),
+		)
+		require.Contains(t, text(ctx, t, "#flash"), "Replayed "+dls[len(dls)-1-i].ID.String())
+		_, err := b.stream("audit").DeadLetters().Get(b.ctx, dls[len(dls)-1-i].ID)
+		require.Error(t, err, "the dead letter is gone")
+
+		// Retry a dead job; pause and resume a lane.
+		run(t, ctx, vp.name+": retry",
+			chromedp.Navigate(q+"/lanes"),
+			chromedp.WaitVisible(chromedp.CSS(`#dead-jobs`)),
+			checkPage("lanes"),
+			clickThrough(chromedp.CSS(`#dead-jobs button[aria-label^="Retry dead job"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#flash`)),
+		)
+		require.Contains(t, text(ctx, t, "#flash"), "Retried dead job JOB")
+		st, err := b.lanes.Stats(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, int64(len(viewports)-1-i), st.Dead)
+		run(t, ctx, vp.name+": pause",
+			chromedp.SendKeys(chromedp.CSS(`#lane`), "PLR-bob"),
+			clickThrough(chromedp.CSS(`#lane-pause`)),
+		)
+		require.Equal(t, "Paused lane PLR-bob.", text(ctx, t, "#flash"))
+		run(t, ctx, vp.name+": shot", shot("lanes-paused"))
+		require.Equal(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
+		li, err := b.lanes.Lane(b.ctx, "PLR-bob")
+		require.NoError(t, err)
+		require.True(t, li.Paused)
+		run(t, ctx, vp.name+": resume", clickThrough(chromedp.CSS(`#lanes tr[data-lane="PLR-bob"] button`)))
+		require.Equal(t, "Resumed lane PLR-bob.", text(ctx, t, "#flash"))
+		require.NotEqual(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
+		li, err = b.lanes.Lane(b.ctx, "PLR-bob")
+		require.NoError(t, err)
+		require.False(t, li.Paused)
+
+		// The session ends (its cookie is gone): the next write is refused
+		// and nothing changes.
+		run(t, ctx, vp.name+": refused without the token",
+			clearCookies,
+			clickThrough(chromedp.CSS(`#queue-toggle`)),
+			chromedp.WaitVisible(chromedp.CSS(`#error`)),
+			shot("refused-signed-out"),
+		)
+		require.Equal(t, "sign in with the dashboard's token first", text(ctx, t, "#error"))
+		st, err = b.lanes.Stats(b.ctx)
+		require.NoError(t, err)
+		require.False(t, st.Paused, "nothing was paused")
+
+		// A read-only dashboard renders no write control, and a write posted
+		// anyway (with a valid session and CSRF token) is refused.
+		roq := ro.srv.URL + "/q/" + ro.queue
+		var buttons int
+		run(t, ctx, vp.name+": read-only",
+			chromedp.Navigate(roq+"/lanes"),
+			chromedp.WaitVisible(chromedp.CSS(`#token`)),
+			chromedp.SendKeys(chromedp.CSS(`#token`), token),
+			clickThrough(chromedp.CSS(`#signin`)),
+			chromedp.WaitVisible(chromedp.CSS(`#lane-stats`)),
+			count(`document.querySelectorAll("main form[method=post]").length`, &buttons),
+			shot("read-only"),
+			eval(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = "lanes/pause";
+				const c = document.createElement("input"); c.type = "hidden"; c.name = "csrf"; c.value = document.querySelector("input[name=csrf]").value;
+				f.appendChild(c); document.body.appendChild(f); f.submit(); return true; })()`),
+			chromedp.WaitVisible(chromedp.CSS(`#error`)),
+			shot("refused-read-only"),
+		)
+		require.Zero(t, buttons, "no write control")
+		require.Equal(t, "the dashboard is read-only: writes are off", text(ctx, t, "#error"))
+		rst, err := ro.lanes.Stats(ro.ctx)
+		require.NoError(t, err)
+		require.False(t, rst.Paused)
+		cancel()
+	}
+}
