@@ -1,0 +1,33 @@
+package echomq
+
+import (
+	"context"
+	"strconv"
+)
+
+// moveToDead moves a delivery to the dead-letter stream deadKey and
+// acknowledges it on streamKey, in the one script the consumer uses (it
+// first checks that consumer still owns the entry), with the fields of
+// every dead letter. It reports whether the entry moved.
+func moveToDead(ctx context.Context, c *Client, streamKey, deadKey, group, consumer string, d Delivery, cause string) (bool, error) {
+	pairs := []string{
+		ReservedField, "",
+		DeadFieldOrigin, d.Key(),
+		DeadFieldStream, d.Stream,
+		DeadFieldGroup, group,
+		DeadFieldConsumer, consumer,
+		DeadFieldAttempts, strconv.FormatInt(d.Attempts, 10),
+		DeadFieldError, cause,
+		DeadFieldPayload, encodePayload(d.Fields),
+	}
+	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
+	defer cancel()
+	var moved bool
+	_, err := c.retryAbove(ctx, deadKey, func(id ID) error {
+		pairs[1] = id.String()
+		var err error
+		moved, err = c.conn.DeadLetter(ctx, streamKey, deadKey, group, consumer, d.Entry.String(), id.EntryID().String(), pairs)
+		return err
+	})
+	return moved, err
+}
