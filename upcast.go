@@ -3,6 +3,7 @@ package echomq
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -117,6 +118,9 @@ func (u upcaster) lift(f Fields) (out Fields, version int, stage string, err err
 	}
 	if version > u.version {
 		return nil, version, "version", fmt.Errorf("version %d is newer than this view's %d", version, u.version)
+	}
+	if at < 0 && version < u.version {
+		f = slices.Clone(f) // upcasters may edit in place: never the stored event's fields
 	}
 	for v := version; v < u.version; v++ {
 		if f, err = u.chain[v-1](f); err != nil {
