@@ -27,12 +27,13 @@ type setCursor struct {
 }
 
 // bound is the entry id every entry of the stream still to be fetched lies
-// above: the last fetched one while more is stored; otherwise the stream's
+// above: the last fetched one while more is stored (the read stopped at its
+// count, or the top moved past it); otherwise the stream's
 // top (the engine never appends below it) or, for a stream idle longer
 // than the settle time, the settle horizon.
 func (c *setCursor) bound(settled EntryID) EntryID {
-	if c.truncated || c.draining {
-		return c.after
+	if c.truncated || c.draining || c.top.Compare(c.after) > 0 {
+		return c.after // stored entries above after are not fetched yet
 	}
 	if c.top.Compare(settled) > 0 {
 		return c.top
@@ -217,8 +218,11 @@ func (m *merger) wait(ctx context.Context, d time.Duration) error {
 	pos := make([]string, len(m.curs))
 	for i, c := range m.curs {
 		keys[i], pos[i] = c.key, c.after.String()
-		if len(c.buf) > 0 && c.truncated || c.draining {
-			pos[i] = maxEntry.String() // more is stored: a wake-up would be at once
+		if len(c.buf) > 0 || c.draining {
+			// New entries of a stream with entries in hand cannot raise the
+			// horizon (its bound is at most its last fetched entry), and
+			// waking on them would spin.
+			pos[i] = maxEntry.String()
 		}
 	}
 	_, err := m.set.c.conn.XReadMulti(ctx, keys, pos, d)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,12 @@ func rawMerge(t *testing.T, c *echomq.Client, q string, names []string) []string
 			all = append(all, rec{ev.Entry, n})
 		}
 	}
-	slices.SortFunc(all, func(a, b rec) int { return a.e.Compare(b.e) })
+	slices.SortFunc(all, func(a, b rec) int {
+		if c := a.e.Compare(b.e); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name) // equal ids of two streams: by name
+	})
 	out := make([]string, len(all))
 	for i, r := range all {
 		out[i] = r.name + "/" + r.e.String()
