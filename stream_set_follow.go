@@ -11,7 +11,7 @@ import (
 
 // Defaults of [SetFollowOpts] (and of the set consumer's matching fields).
 const (
-	DefaultSetCount     = 100
+	DefaultSetCount     = 1000
 	DefaultSettle       = 500 * time.Millisecond
 	DefaultDiscover     = time.Second
 	DefaultSetBlock     = 5 * time.Second

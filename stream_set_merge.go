@@ -87,11 +87,18 @@ func (m *merger) poll(ctx context.Context) error {
 	counts := make([]int64, len(m.curs))
 	for i, c := range m.curs {
 		keys[i], pos[i] = c.key, c.pos
-		if len(c.buf) == 0 {
+		switch {
+		case len(c.buf) == 0:
 			counts[i] = m.count
+		case c.truncated || c.draining:
+			counts[i] = -1 // its bound is its last fetched entry: its top does not matter
 		}
 	}
-	now, replies, err := m.set.c.conn.Poll(ctx, keys, pos, counts, m.group, m.consumer)
+	now, err := m.set.c.engineNowMs(ctx) // before the reads: see horizon
+	if err != nil {
+		return err
+	}
+	replies, err := m.set.c.conn.Poll(ctx, keys, pos, counts, m.group, m.consumer)
 	if err != nil {
 		return err
 	}
@@ -112,7 +119,7 @@ func (m *merger) absorb(c *setCursor, r wire.PollReply, count int64) error {
 		}
 		c.top = top
 	}
-	if count == 0 {
+	if count <= 0 {
 		return nil
 	}
 	evs, err := decodeEvents(r.Entries)

@@ -56,12 +56,14 @@ type JSONCodec[T any] struct {
 	// their stored bare text is quoted again on decode, even when it looks
 	// like a number ("480" stays a string).
 	quoted map[string]bool
+	fast   *fastStruct // nil: through encoding/json
 }
 
 // JSONFields returns the JSON codec that writes one field per top-level
 // property ([LayoutFields]).
 func JSONFields[T any]() *JSONCodec[T] {
-	return &JSONCodec[T]{Layout: LayoutFields, quoted: stringProps(reflect.TypeFor[T]())}
+	t := reflect.TypeFor[T]()
+	return &JSONCodec[T]{Layout: LayoutFields, quoted: stringProps(t), fast: newFastStruct(t)}
 }
 
 // JSONPayload returns the JSON codec that writes the document into the one
@@ -107,6 +109,10 @@ func (c *JSONCodec[T]) Decode(f Fields) (T, error) {
 		}
 		doc = []byte(s)
 	} else {
+		if c.fast != nil {
+			err := c.fast.decode(f, reflect.ValueOf(&v).Elem())
+			return v, err
+		}
 		quoted := c.quoted
 		if quoted == nil {
 			quoted = stringProps(reflect.TypeFor[T]())
@@ -308,7 +314,7 @@ func joinObject(f Fields, quoted map[string]bool) []byte {
 		b = appendQuoted(b, f[i])
 		b = append(b, ':')
 		v := f[i+1]
-		if all || quoted[f[i]] || !rawJSON(v) {
+		if all || isQuoted(quoted, f[i]) || !rawJSON(v) {
 			b = appendQuoted(b, v)
 		} else {
 			b = append(b, v...)
@@ -317,12 +323,26 @@ func joinObject(f Fields, quoted map[string]bool) []byte {
 	return append(b, '}')
 }
 
+// isQuoted looks a property up as encoding/json matches names to fields:
+// exactly, else without regard to case.
+func isQuoted(quoted map[string]bool, name string) bool {
+	if quoted[name] {
+		return true
+	}
+	for k := range quoted {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // rawJSON reports whether v can stand as a JSON value by itself. Strings are
 // stored unquoted, so a value that starts with a quote was a string with a
 // quote in it, and is quoted again.
 func rawJSON(v string) bool {
-	if v == "" || v[0] == '"' {
-		return false
+	if v == "" || v[0] == '"' || jsonSpace(v[len(v)-1]) {
+		return false // padded text was not written by encoding/json: a string
 	}
 	switch c := v[0]; {
 	case c == '{' || c == '[' || c == '-' || (c >= '0' && c <= '9'), v == "true", v == "false", v == "null":
@@ -330,6 +350,8 @@ func rawJSON(v string) bool {
 	}
 	return false
 }
+
+func jsonSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // appendQuoted appends s as a JSON string literal.
 func appendQuoted(b []byte, s string) []byte {

@@ -10,35 +10,6 @@ import (
 	"github.com/valkey-io/valkey-go"
 )
 
-// pollLua: KEYS the streams (one slot); ARGV mode, group, consumer, then a
-// position and a count per key (count 0: only the top). Mode "read" reads each key's entries after its
-// position (XRANGE (pos + COUNT); mode "group" reads them as group's
-// consumer (XREADGROUP … STREAMS key pos, pos being ">" or an id of the
-// consumer's pending list). Replies {TIME in ms, {top, entries} per key},
-// top being the id of the key's newest entry ("" when it has none): every
-// entry appended later lies above it, which is what lets a reader merge
-// several streams in exact entry-id order.
-var pollLua = NewScript(`
-local t = redis.call('TIME')
-local out = {tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)}
-local mode = ARGV[1]
-for i, k in ipairs(KEYS) do
-  local pos, count = ARGV[2 + 2 * i], tonumber(ARGV[3 + 2 * i])
-  local top = redis.call('XREVRANGE', k, '+', '-', 'COUNT', 1)
-  local e = {}
-  if count > 0 then
-    if mode == 'group' then
-      local r = redis.call('XREADGROUP', 'GROUP', ARGV[2], ARGV[3], 'COUNT', count, 'STREAMS', k, pos)
-      if r and r[1] then e = r[1][2] end
-    else
-      e = redis.call('XRANGE', k, '(' .. pos, '+', 'COUNT', count)
-    end
-  end
-  out[i + 1] = {top[1] and top[1][1] or '', e}
-end
-return out
-`)
-
 // PollReply is one key's share of a [Conn.Poll]: its newest entry id ("" for
 // an empty or missing stream) and the entries read.
 type PollReply struct {
@@ -46,58 +17,79 @@ type PollReply struct {
 	Entries []Entry
 }
 
-// Poll reads several streams of one slot in one round trip; see pollLua.
-// group "" reads plainly after each position; otherwise as consumer of
-// group. A count of 0 reads only the key's top. It returns the engine's clock (Unix ms) and one reply per key.
-func (w *Conn) Poll(ctx context.Context, keys, positions []string, counts []int64, group, consumer string) (int64, []PollReply, error) {
+// Poll reads several streams in one pipelined round trip: for each key with
+// a count above 0 its entries after its position (XRANGE (pos + COUNT n),
+// or as consumer of group (XREADGROUP … STREAMS key pos, pos being ">" or an
+// id of the consumer's pending list) when group is set; then, for every
+// key whose count is not negative, the id of its newest entry (XREVRANGE
+// + - COUNT 1); a negative count reads nothing for that key. The top is read
+// after the entries, so a top equal to the last entry read means the read
+// got everything stored: every entry appended later lies above it, which is
+// what lets a reader merge several streams in exact entry-id order.
+func (w *Conn) Poll(ctx context.Context, keys, positions []string, counts []int64, group, consumer string) ([]PollReply, error) {
 	if len(keys) != len(positions) || len(keys) != len(counts) {
-		return 0, nil, errors.New("echomq: poll: keys, positions and counts differ in length")
+		return nil, errors.New("echomq: poll: keys, positions and counts differ in length")
 	}
-	mode := "read"
-	if group != "" {
-		mode = "group"
+	cmds := make(valkey.Commands, 0, 2*len(keys))
+	for i, k := range keys {
+		if counts[i] > 0 {
+			if group != "" {
+				cmds = append(cmds, w.c.B().Xreadgroup().Group(group, consumer).Count(counts[i]).Streams().Key(k).Id(positions[i]).Build())
+			} else {
+				cmds = append(cmds, w.c.B().Xrange().Key(k).Start("("+positions[i]).End("+").Count(counts[i]).Build())
+			}
+		}
+		if counts[i] >= 0 {
+			cmds = append(cmds, w.c.B().Xrevrange().Key(k).End("+").Start("-").Count(1).Build())
+		}
 	}
-	args := make([]string, 0, 3+2*len(keys))
-	args = append(args, mode, group, consumer)
+	res := w.c.DoMulti(ctx, cmds...)
+	out := make([]PollReply, len(keys))
+	j := 0
 	for i := range keys {
-		args = append(args, positions[i], strconv.FormatInt(counts[i], 10))
-	}
-	arr, err := pollLua.s.Exec(ctx, w.c, keys, args).ToArray()
-	if err != nil {
-		return 0, nil, convert(err)
-	}
-	return decodePoll(arr, len(keys))
-}
-
-func decodePoll(arr []valkey.ValkeyMessage, n int) (int64, []PollReply, error) {
-	if len(arr) != n+1 {
-		return 0, nil, fmt.Errorf("echomq: decode poll: %d elements for %d keys", len(arr), n)
-	}
-	now, err := arr[0].AsInt64()
-	if err != nil {
-		return 0, nil, fmt.Errorf("echomq: decode poll time: %w", err)
-	}
-	out := make([]PollReply, n)
-	for i := range out {
-		pair, err := arr[i+1].ToArray()
-		if err != nil || len(pair) != 2 {
-			return 0, nil, errors.New("echomq: decode poll: want [top, entries]")
+		if counts[i] > 0 {
+			ents, err := decodePollEntries(res[j], group != "")
+			if err != nil {
+				return nil, err
+			}
+			out[i].Entries = ents
+			j++
 		}
-		if out[i].Top, err = pair[0].ToString(); err != nil {
-			return 0, nil, fmt.Errorf("echomq: decode poll top: %w", err)
-		}
-		if pair[1].IsNil() {
+		if counts[i] < 0 {
 			continue
 		}
-		ents, err := pair[1].ToArray()
+		arr, err := res[j].ToArray()
+		j++
 		if err != nil {
-			return 0, nil, fmt.Errorf("echomq: decode poll entries: %w", err)
+			return nil, convert(err)
 		}
-		if out[i].Entries, err = decodeEntries(ents); err != nil {
-			return 0, nil, err
+		if len(arr) > 0 {
+			top, err := decodeEntry(&arr[0])
+			if err != nil {
+				return nil, err
+			}
+			out[i].Top = top.ID
 		}
 	}
-	return now, out, nil
+	return out, nil
+}
+
+func decodePollEntries(r valkey.ValkeyResult, group bool) ([]Entry, error) {
+	msg, err := r.ToMessage()
+	if isNil(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, convert(err)
+	}
+	if group {
+		return decodeStreamsReply(msg)
+	}
+	arr, err := msg.ToArray()
+	if err != nil {
+		return nil, fmt.Errorf("echomq: decode poll entries: %w", err)
+	}
+	return decodeEntries(arr)
 }
 
 // XReadMulti blocks up to block for an entry of any key after its position
