@@ -138,4 +138,3 @@ func TestTypedFoldStopsOnDecodeFailure(t *testing.T) {
 	_, err = projection.Fold(ctx, projection.All, foldRooms(tv), tv.Source(s))
 	require.ErrorIs(t, err, echomq.ErrDecode)
 }
-
