@@ -93,7 +93,8 @@ func (u upcaster) stamp(f Fields) Fields {
 
 // lift removes the version field from f and runs the upcasters from the
 // entry's version to the view's. An entry without the field is version 1.
-// The returned error is the stage and cause; the caller makes the
+// On an unversioned view an entry without the field is version 0. The
+// returned error is the stage and cause; the caller makes the
 // [*DecodeError].
 func (u upcaster) lift(f Fields) (out Fields, version int, stage string, err error) {
 	version = 1
@@ -114,6 +115,9 @@ func (u upcaster) lift(f Fields) (out Fields, version int, stage string, err err
 		f = append(append(g, f[:at]...), f[at+2:]...)
 	}
 	if u.version == 0 {
+		if at < 0 {
+			version = 0
+		}
 		return f, version, "", nil // unversioned view: take payloads as they are
 	}
 	if version > u.version {
