@@ -179,7 +179,7 @@ func (t *Typed[T]) Read(ctx context.Context, r Range, opts *ReadOpts) ([]TypedEv
 	if count > 0 && count < 1000 {
 		sopts.PageSize = int(count)
 	}
-	var out []TypedEvent[T]
+	out := make([]TypedEvent[T], 0, min(max(count, 16), 1000))
 	for ev, err := range t.Scan(ctx, r, sopts) {
 		if err != nil {
 			return nil, err
