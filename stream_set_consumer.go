@@ -367,7 +367,7 @@ func (r *setRun) reclaim() error {
 func (r *setRun) dead(c *setCursor, d Delivery, cause string) {
 	cfg := &r.sc.cfg
 	deadKey := keyspace.DeadKey(cfg.Set.queue, c.name)
-	moved, err := moveToDead(r.io, r.sc.c, c.key, deadKey, cfg.Group, cfg.Name, d, cause)
+	_, moved, err := moveToDead(r.io, r.sc.c, c.key, deadKey, cfg.Group, cfg.Name, d, cause)
 	switch {
 	case err != nil:
 		r.sc.log.Error("dead-lettering failed; entry stays pending", "stream", c.name, "entry", d.Entry, "err", err)

@@ -54,13 +54,12 @@ type merger struct {
 	group    string // "" for a plain read
 	consumer string
 
-	curs     []*setCursor
-	byName   map[string]*setCursor
-	last     EntryID // the last entry handed out
-	now      int64   // the engine's clock at the last poll (Unix ms)
-	scanned  int64   // engine ms at the start of the last discovery, for prefix sets
-	late     int64
-	fromHead bool // streams without a checkpoint start at their head
+	curs    []*setCursor
+	byName  map[string]*setCursor
+	last    EntryID // the last entry handed out
+	now     int64   // the engine's clock at the last poll (Unix ms)
+	scanned int64   // engine ms at the start of the last discovery, for prefix sets
+	late    int64
 }
 
 // add starts a cursor for stream name after entry id from.
@@ -234,13 +233,4 @@ func (m *merger) wait(ctx context.Context, d time.Duration) error {
 	}
 	_, err := m.set.c.conn.XReadMulti(ctx, keys, pos, d)
 	return err
-}
-
-// checkpoint returns the last entry handed out per stream.
-func (m *merger) checkpoint() Checkpoint {
-	cp := make(Checkpoint, len(m.curs))
-	for _, c := range m.curs {
-		cp[c.name] = c.done
-	}
-	return cp
 }
