@@ -51,3 +51,25 @@ func TestResetReplayBadArguments(t *testing.T) {
 		{"replay store without merged", []string{"replay", "s", "--into", "t", "--store", "x"}},
 	})
 }
+
+func TestFollowGolden(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.seedGame()
+	b.note("the game's streams as one log, oldest first, in entry-id order")
+	b.stepConsume("follow", "guess-scored", "game-settled", "--head", "--max", "5")
+	b.stepConsume("--json", "follow", "--prefix", "game-", "--head", "--max", "2")
+	b.golden("follow")
+}
+
+func TestFollowBadArguments(t *testing.T) {
+	t.Parallel()
+	requireUsage(t, setup(t), []usageCase{
+		{"nothing to follow", []string{"follow"}},
+		{"names and prefix", []string{"follow", "s", "--prefix", "g"}},
+		{"bad stream", []string{"follow", "a:b"}},
+		{"bad prefix", []string{"follow", "--prefix", "a b"}},
+		{"bad checkpoint", []string{"follow", "s", "--from", "s"}},
+		{"negative max", []string{"follow", "s", "--max=-1"}},
+	})
+}
