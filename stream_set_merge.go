@@ -99,6 +99,17 @@ func (m *merger) poll(ctx context.Context) error {
 	}
 	replies, err := m.set.c.conn.Poll(ctx, keys, pos, counts, m.group, m.consumer)
 	if err != nil {
+		if m.group != "" {
+			// The engine may have run some of the reads and handed their
+			// entries to this consumer with the reply lost: read them back
+			// from the consumer's own pending list, in order, before any
+			// new entry.
+			for _, c := range m.curs {
+				if !c.draining {
+					c.draining, c.pos = true, c.after.String()
+				}
+			}
+		}
 		return err
 	}
 	m.now = now

@@ -50,7 +50,10 @@ func TestSetHelperProcess(t *testing.T) {
 	defer flog.Close()
 	defer glog.Close()
 	set := client.StreamsPrefix(q, "g")
-	settle := 2 * time.Second
+	// Generous: a writer goroutine stalled longer than this between minting
+	// and sending on a loaded machine would make its entry late (counted,
+	// out of order) once its stream had gone idle.
+	settle := 5 * time.Second
 
 	sc, err := client.SetConsumer(echomq.SetConsumerConfig{
 		Set: set, Group: "all", Name: "worker", Start: echomq.StartHead, Settle: settle, Discover: 200 * time.Millisecond,
