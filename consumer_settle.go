@@ -61,6 +61,9 @@ func (r *run) handle(j *job) {
 		return
 	default:
 		c.stats.failed.Add(1)
+		if r.failedNow(j, err, limit) {
+			break
+		}
 		if limit > 0 && j.d.Attempts >= limit {
 			r.deadLetter(j, err.Error())
 		} else {

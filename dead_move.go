@@ -1,10 +1,5 @@
 package echomq
 
-import (
-	"context"
-	"strconv"
-)
-
 // deadLetter moves an entry to the dead-letter stream and acknowledges it,
 // in one atomic step that first checks this consumer still owns it (so a
 // peer that reclaimed it meanwhile keeps it, and an entry is dead-lettered
@@ -16,25 +11,7 @@ func (r *run) deadLetter(j *job, cause string) {
 	c := r.c
 	d := &j.d
 	origin := d.Key()
-	pairs := []string{
-		ReservedField, "", // the dead letter's own id, minted per attempt
-		DeadFieldOrigin, origin,
-		DeadFieldStream, c.cfg.Stream,
-		DeadFieldGroup, c.cfg.Group,
-		DeadFieldConsumer, c.cfg.Name,
-		DeadFieldAttempts, strconv.FormatInt(d.Attempts, 10),
-		DeadFieldError, cause,
-		DeadFieldPayload, encodePayload(d.Fields),
-	}
-	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
-	defer cancel()
-	var moved bool
-	id, err := c.c.retryAbove(ctx, c.dead.key, func(id ID) error {
-		pairs[1] = id.String()
-		var err error
-		moved, err = c.c.conn.DeadLetter(ctx, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, d.Entry.String(), id.EntryID().String(), pairs)
-		return err
-	})
+	id, moved, err := moveToDead(r.io, c.c, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, *d, cause)
 	switch {
 	case err != nil:
 		c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)

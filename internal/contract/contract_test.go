@@ -46,6 +46,12 @@ func TestServiceContract(t *testing.T) {
 			require.NoError(t, err)
 			return s
 		}},
+		{"SetConsumer", true, func(t *testing.T, c *echomq.Client, q string) service {
+			s, err := c.SetConsumer(echomq.SetConsumerConfig{Set: c.Streams(q, "s", "t"), Group: "g", Start: echomq.StartHead, Logger: quiet,
+				Beat: time.Second, Handle: func(context.Context, echomq.Delivery) error { return nil }})
+			require.NoError(t, err)
+			return s
+		}},
 		{"lanes.Worker", false, func(t *testing.T, c *echomq.Client, q string) service {
 			lq, err := lanes.New(c, q, nil)
 			require.NoError(t, err)

@@ -101,7 +101,8 @@ func (a *app) groupCommand() *cobra.Command {
 		Long: `A consumer group reads one stream at its own pace: every entry goes to one of the
 group's consumers and stays pending until a handler succeeded. These commands
 create groups, show their state and pending entries, move a consumer's pending
-entries to another consumer and remove consumers that own none.
+entries to another consumer, remove consumers that own none and move a group's
+read position back or forth (reset).
 
 A missing group exits 3. "emq consume" runs a consumer; "emq dead" handles the
 entries a group gave up on.`,
@@ -109,7 +110,7 @@ entries a group gave up on.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.groupCreateCommand(), a.groupListCommand(), a.groupInfoCommand(),
-		a.groupPendingCommand(), a.groupClaimCommand(), a.groupDeleteConsumerCommand())
+		a.groupPendingCommand(), a.groupClaimCommand(), a.groupDeleteConsumerCommand(), a.groupResetCommand())
 	return cmd
 }
 

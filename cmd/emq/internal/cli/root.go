@@ -122,7 +122,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
 		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand(),
-		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand())
+		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand(), a.replayCommand(), a.followCommand())
 	return root
 }
 

@@ -1,0 +1,423 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/startstop"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// SetConsumerConfig configures [Client.SetConsumer]. Set, Group, Start and
+// Handle are required; every other field has a working default.
+type SetConsumerConfig struct {
+	// Set is the streams to consume: a named set or a prefix set.
+	Set *StreamSet
+	// Group names the consumer group. It is one group per stream (the
+	// engine's groups live inside each stream), all of the same name,
+	// created when missing; entries are acknowledged per stream.
+	Group string
+	// Name is the consumer's name in the group. Defaults to
+	// "<hostname>-<pid>".
+	Name string
+	// Start is where the group begins on each stream the consumer finds
+	// when it starts, if the group has to be created there. A stream a
+	// prefix set discovers later is always read from its head.
+	// Required: [StartNew] or [StartHead].
+	Start Start
+	// Handle handles each delivery, one at a time, in merged entry-id order
+	// across the streams. Required.
+	Handle HandlerFunc
+	// Count caps the entries one poll fetches per stream. Defaults to 100.
+	Count int
+	// Beat is how often idle entries are reclaimed and how long a wait for
+	// new entries lasts. Defaults to 1s.
+	Beat time.Duration
+	// MinIdle is the retry delay of a failed entry and the takeover delay
+	// after a crash (see [ConsumerConfig.MinIdle]); a handler's context
+	// ends a tenth of it before. Defaults to 30s.
+	MinIdle time.Duration
+	// MaxDeliveries moves an entry to its stream's dead letters after that
+	// many failed deliveries (a [*DecodeError] at once). Defaults to 16;
+	// negative disables dead-lettering.
+	MaxDeliveries int
+	// Settle and Discover are those of [SetFollowOpts]. Default to 500ms
+	// and 1s.
+	Settle, Discover time.Duration
+	// Logger receives failures and dead letters. Defaults to the client's.
+	Logger *slog.Logger
+}
+
+// SetConsumer consumes every stream of a [StreamSet] as one member of a
+// consumer group, at least once, handing the entries to one handler in
+// merged entry-id order across the streams (see [StreamSet.Follower] for
+// the order's guarantee). Each stream keeps its own group state and
+// pending list: an entry is acknowledged on its own stream, and a consumer
+// restarted under the same name first drains its pending lists, merged. A
+// failed entry is retried after MinIdle (or a handler's [RetryAfter]), out
+// of order by nature. It has the service methods of [Consumer].
+type SetConsumer struct {
+	c     *Client
+	cfg   SetConsumerConfig
+	log   *slog.Logger
+	svc   startstop.Service
+	stats setCounters
+}
+
+type setCounters struct{ delivered, acked, failed, dead, reclaimed, late atomic.Int64 }
+
+// SetConsumerStats are a set consumer's counters.
+type SetConsumerStats struct {
+	Delivered, Acked, Failed, Dead, Reclaimed, Late int64
+}
+
+// SetConsumer validates cfg and returns a consumer ready to run. Errors:
+// the set's own; a [*NameError] for a bad group or consumer name; an
+// [*ArgumentError] for a missing set or handler, a zero Start or an option
+// out of range.
+func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
+	if cfg.Name == "" {
+		cfg.Name = DefaultConsumerName()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = c.cfg.Logger
+	}
+	err := cfg.check()
+	if err != nil {
+		set := "<nil>"
+		if cfg.Set != nil {
+			set = cfg.Set.String()
+		}
+		return nil, opError("set consumer", set, err)
+	}
+	fo, _ := (&SetFollowOpts{Count: cfg.Count, Settle: cfg.Settle, Discover: cfg.Discover}).resolve()
+	cfg.Count, cfg.Settle, cfg.Discover = fo.Count, fo.Settle, fo.Discover
+	if cfg.Beat == 0 {
+		cfg.Beat = DefaultBeat
+	}
+	if cfg.MinIdle == 0 {
+		cfg.MinIdle = DefaultMinIdle
+	}
+	if cfg.MaxDeliveries == 0 {
+		cfg.MaxDeliveries = DefaultMaxDeliveries
+	}
+	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
+	return &SetConsumer{c: c, cfg: cfg, log: log}, nil
+}
+
+func (cfg *SetConsumerConfig) check() error {
+	bad := func(name, reason string) error { return &ArgumentError{Name: name, Reason: reason} }
+	switch {
+	case cfg.Set == nil:
+		return bad("set", "Set is required")
+	case cfg.Set.err != nil:
+		return cfg.Set.err
+	case cfg.Handle == nil:
+		return bad("handler", "Handle is required")
+	case cfg.Start != StartNew && cfg.Start != StartHead:
+		return bad("start", "must be StartNew or StartHead")
+	case cfg.Beat < 0 || cfg.Beat > MaxBeat:
+		return bad("beat", "must lie in [0, "+MaxBeat.String()+"]")
+	case cfg.MinIdle < 0 || cfg.MinIdle > MaxMinIdle:
+		return bad("min idle", "must lie in [0, "+MaxMinIdle.String()+"]")
+	}
+	if err := keyspace.Name("group", cfg.Group); err != nil {
+		return err
+	}
+	if err := checkConsumer(cfg.Name); err != nil {
+		return err
+	}
+	_, err := (&SetFollowOpts{Count: cfg.Count, Settle: cfg.Settle, Discover: cfg.Discover}).resolve()
+	return err
+}
+
+// Run consumes until ctx ends or [SetConsumer.Stop] is called, then
+// acknowledges what succeeded and returns nil. Transport failures are
+// logged and retried every Beat. Errors: [ErrRunning], [ErrWrongType],
+// [ErrClosed], [*ServerError].
+func (sc *SetConsumer) Run(ctx context.Context) error { return sc.svc.Run(ctx, sc.consume) }
+
+// Start runs [SetConsumer.Run] in a goroutine the consumer owns.
+func (sc *SetConsumer) Start(ctx context.Context) error { return sc.svc.Start(ctx, sc.consume) }
+
+// Stop stops the consumer and waits until it stopped or ctx ends; it
+// returns the run's error.
+func (sc *SetConsumer) Stop(ctx context.Context) error { return sc.svc.Stop(ctx) }
+
+// Stopped returns a channel closed when the run has ended.
+func (sc *SetConsumer) Stopped() <-chan struct{} { return sc.svc.Stopped() }
+
+// Stats returns the consumer's counters.
+func (sc *SetConsumer) Stats() SetConsumerStats {
+	s := &sc.stats
+	return SetConsumerStats{Delivered: s.delivered.Load(), Acked: s.acked.Load(), Failed: s.failed.Load(),
+		Dead: s.dead.Load(), Reclaimed: s.reclaimed.Load(), Late: s.late.Load()}
+}
+
+// setRun is one Run of a set consumer.
+type setRun struct {
+	sc      *SetConsumer
+	stop    context.Context
+	io      context.Context
+	m       *merger
+	acks    map[*setCursor][]string
+	claimAt map[*setCursor]string // XAUTOCLAIM cursors
+}
+
+func (sc *SetConsumer) consume(ctx context.Context) error {
+	r := &setRun{sc: sc, stop: ctx, io: context.WithoutCancel(ctx), acks: map[*setCursor][]string{}, claimAt: map[*setCursor]string{}}
+	r.m = &merger{set: sc.cfg.Set, count: int64(sc.cfg.Count), settle: sc.cfg.Settle, group: sc.cfg.Group, consumer: sc.cfg.Name, byName: map[string]*setCursor{}}
+	err := r.loop()
+	r.flush()
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		err = nil
+	}
+	return opError("set consume", sc.cfg.Set.String(), err)
+}
+
+func (r *setRun) loop() error {
+	cfg := &r.sc.cfg
+	first := true
+	var nextScan, nextClaim time.Time
+	for r.stop.Err() == nil {
+		if first || (cfg.Set.byPref && !time.Now().Before(nextScan)) {
+			if err := r.discover(first); err != nil {
+				if err = r.retry("discover", err); err != nil {
+					return err
+				}
+				continue
+			}
+			first, nextScan = false, time.Now().Add(cfg.Discover)
+		}
+		if !time.Now().Before(nextClaim) {
+			nextClaim = time.Now().Add(cfg.Beat)
+			if err := r.reclaim(); err != nil {
+				if err = r.retry("reclaim", err); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := r.m.poll(r.io); err != nil {
+			if err = r.retry("poll", err); err != nil {
+				return err
+			}
+			continue
+		}
+		h := r.m.horizon()
+		n := 0
+		for r.stop.Err() == nil {
+			ev, c, ok := r.m.next(h)
+			if !ok {
+				break
+			}
+			n++
+			r.deliver(c, ev, 1)
+		}
+		r.sc.stats.late.Store(r.m.late)
+		r.flush()
+		if n > 0 {
+			continue
+		}
+		d := min(cfg.Beat, max(time.Until(nextClaim), time.Millisecond))
+		if held, due := r.m.held(); held {
+			d = min(d, max(due, time.Millisecond))
+		}
+		if cfg.Set.byPref {
+			d = min(d, max(time.Until(nextScan), time.Millisecond))
+		}
+		wctx, cancel := context.WithTimeout(r.stop, d+readSlack)
+		err := r.m.wait(wctx, d)
+		cancel()
+		if err != nil && r.stop.Err() == nil {
+			if err = r.retry("wait", err); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// discover creates the group on streams not read yet and starts their
+// cursors on the consumer's own pending list.
+func (r *setRun) discover(first bool) error {
+	set := r.sc.cfg.Set
+	names := set.names
+	if set.byPref {
+		now, err := set.c.conn.Time(r.io)
+		if err != nil {
+			return err
+		}
+		if names, err = set.discover(r.io); err != nil {
+			return err
+		}
+		r.m.scanned = now
+	}
+	start, _ := r.sc.cfg.Start.entryID()
+	if !first {
+		start = "0" // found while running: read it whole
+	}
+	for _, n := range names {
+		if _, ok := r.m.byName[n]; ok {
+			continue
+		}
+		if _, err := set.c.conn.XGroupCreate(r.io, keyspace.StreamKey(set.queue, n), r.sc.cfg.Group, start); err != nil {
+			return err
+		}
+		r.m.add(n, EntryID{}, true)
+	}
+	return nil
+}
+
+// deliver runs the handler on one entry and settles it.
+func (r *setRun) deliver(c *setCursor, ev Event, attempts int64) {
+	cfg := &r.sc.cfg
+	if ev.Fields == nil && ev.ID.IsZero() {
+		r.acks[c] = append(r.acks[c], ev.Entry.String()) // trimmed while pending
+		return
+	}
+	if c.draining || attempts > 1 {
+		attempts = r.attempts(c, ev.Entry, attempts)
+	}
+	d := Delivery{Event: ev, Attempts: attempts, Queue: cfg.Set.queue, Stream: c.name, Group: cfg.Group, Consumer: cfg.Name}
+	limit := int64(cfg.MaxDeliveries)
+	if limit > 0 && attempts > limit {
+		r.dead(c, d, fmt.Sprintf("delivered %d times, over the limit of %d, without an outcome", attempts, limit))
+		return
+	}
+	hctx, cancel := context.WithTimeout(r.io, cfg.MinIdle-cfg.MinIdle/10)
+	err := r.call(hctx, d)
+	cancel()
+	switch {
+	case err == nil:
+		r.acks[c] = append(r.acks[c], ev.Entry.String())
+		return
+	case limit > 0 && (errors.Is(err, ErrDecode) || attempts >= limit):
+		r.dead(c, d, err.Error())
+		return
+	}
+	r.sc.stats.failed.Add(1)
+	var re *RetryError
+	if errors.As(err, &re) && cfg.MinIdle-max(re.Delay, 0) > 0 {
+		idle := cfg.MinIdle - max(re.Delay, 0)
+		if _, rerr := r.sc.c.conn.Release(r.io, c.key, cfg.Group, cfg.Name, idle, []string{ev.Entry.String()}); rerr == nil {
+			return
+		}
+	}
+	r.sc.log.Warn("handler failed; entry stays pending", "stream", c.name, "entry", ev.Entry, "attempts", attempts, "err", err)
+}
+
+func (r *setRun) call(ctx context.Context, d Delivery) (err error) {
+	r.sc.stats.delivered.Add(1)
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+			r.sc.log.Error("handler panic", "stream", d.Stream, "entry", d.Entry, "panic", v)
+		}
+	}()
+	return r.sc.cfg.Handle(ctx, d)
+}
+
+// attempts asks the engine for an entry's delivery count (a drained or
+// reclaimed entry), falling back to def.
+func (r *setRun) attempts(c *setCursor, e EntryID, def int64) int64 {
+	rows, err := r.sc.c.conn.XPendingIDs(r.io, c.key, r.sc.cfg.Group, []string{e.String()})
+	if row, ok := rows[e.String()]; err == nil && ok {
+		return row.Deliveries
+	}
+	return def
+}
+
+// reclaim takes over entries idle for MinIdle on every stream and delivers
+// them at once: retries, outside the merged order.
+func (r *setRun) reclaim() error {
+	cfg := &r.sc.cfg
+	for _, c := range r.m.curs {
+		if c.draining {
+			continue // its own pending list comes first, in order
+		}
+		cur := r.claimAt[c]
+		if cur == "" {
+			cur = "0-0"
+		}
+		ac, err := r.sc.c.conn.XAutoClaim(r.io, c.key, cfg.Group, cfg.Name, cfg.MinIdle, cur, int64(cfg.Count))
+		if err != nil {
+			return err
+		}
+		r.claimAt[c] = ac.Next
+		evs, err := decodeEvents(ac.Entries)
+		if err != nil {
+			return err
+		}
+		r.sc.stats.reclaimed.Add(int64(len(evs)))
+		for _, ev := range evs {
+			r.deliver(c, ev, 2)
+		}
+	}
+	return nil
+}
+
+// dead moves an entry to its stream's dead letters (see deadLetterPairs).
+func (r *setRun) dead(c *setCursor, d Delivery, cause string) {
+	cfg := &r.sc.cfg
+	deadKey := keyspace.DeadKey(cfg.Set.queue, c.name)
+	_, moved, err := moveToDead(r.io, r.sc.c, c.key, deadKey, cfg.Group, cfg.Name, d, cause)
+	switch {
+	case err != nil:
+		r.sc.log.Error("dead-lettering failed; entry stays pending", "stream", c.name, "entry", d.Entry, "err", err)
+	case moved:
+		r.sc.stats.dead.Add(1)
+		r.sc.log.Warn("entry moved to the dead letters", "stream", c.name, "entry", d.Entry, "error", cause)
+	}
+}
+
+// flush acknowledges what succeeded, per stream.
+func (r *setRun) flush() {
+	for c, ids := range r.acks {
+		if len(ids) == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(r.io, settleTimeout)
+		_, err := r.sc.c.conn.XAck(ctx, c.key, r.sc.cfg.Group, ids...)
+		cancel()
+		if err != nil {
+			r.sc.log.Error("ack failed; entries stay pending and will be delivered again", "stream", c.name, "entries", len(ids), "err", err)
+		} else {
+			r.sc.stats.acked.Add(int64(len(ids)))
+		}
+		delete(r.acks, c)
+	}
+}
+
+// retry waits a Beat after a transient failure, or returns the error.
+func (r *setRun) retry(what string, err error) error {
+	if r.stop.Err() != nil {
+		return nil
+	}
+	if errors.Is(err, ErrGroupNotFound) {
+		r.sc.log.Error("a group vanished; creating it again", "op", what, "err", err)
+		for _, c := range r.m.curs {
+			if _, cerr := r.sc.c.conn.XGroupCreate(r.io, c.key, r.sc.cfg.Group, "0"); cerr != nil {
+				return cerr
+			}
+		}
+		return nil
+	}
+	if !wire.Transient(err) {
+		return err
+	}
+	r.sc.log.Warn("engine call failed; retrying", "op", what, "err", err, "in", r.sc.cfg.Beat)
+	t := time.NewTimer(r.sc.cfg.Beat)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.stop.Done():
+	}
+	return nil
+}
