@@ -148,7 +148,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if err != nil {
 		return err
 	}
-	vs, err := views.New(eng, views.Config{Snapshots: cfg.Snapshots})
+	vs, err := views.New(eng, views.Config{Snapshots: cfg.Snapshots, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -217,18 +217,21 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stopBG(nil)
 	var bgWG sync.WaitGroup
-	runners := []func(context.Context) error{vs.Run, hub.Run, func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
+	runners := map[string]func(context.Context) error{"views": vs.Run, "hub": hub.Run,
+		"sweep": func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
 	if tg != nil {
 		if cfg.TelegramWebhookSecret == "" {
-			runners = append(runners, tg.Run) // long polling, and the outbox and notifications
+			runners["bot"] = tg.Run // long polling, and the outbox and notifications
 		} else {
-			runners = append(runners, tg.Serve) // updates arrive at /telegram/webhook
+			runners["bot"] = tg.Serve // updates arrive at /telegram/webhook
 		}
 	}
+	// Each part rides out engine faults (supervise runs it again); only a
+	// permanent failure stops serve.
 	failed := make(chan error, len(runners))
-	for _, run := range runners {
+	for name, run := range runners {
 		bgWG.Go(func() {
-			if err := run(bg); err != nil {
+			if err := supervise(bg, log, name, run); err != nil {
 				failed <- err
 			}
 		})
