@@ -20,6 +20,11 @@ const scriptLead = fastLead
 // [aboveTop]), checks the idempotency key and the expected top, and writes
 // the receipt field itself; all in one atomic step on the stream's slot.
 func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
+	return s.scriptOn(ctx, s.c.conn, mode, ids, records, opts)
+}
+
+// scriptOn is script on conn (a pinned connection for a durable append).
+func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
 	node, err := c.mintNode()
 	if err != nil {
@@ -38,7 +43,7 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 		req.EntryIDs[i], req.Receipts[i], req.Pairs[i] = id.EntryID().String(), id.String(), records[i]
 	}
 	sent := c.eclock.since()
-	rep, err := c.conn.StreamAppend(ctx, &req)
+	rep, err := conn.StreamAppend(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
