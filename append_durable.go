@@ -92,7 +92,9 @@ func (e *DurabilityError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrNotDurable) and errors.Is(err, ErrUnavailable) true.
-func (e *DurabilityError) Is(target error) bool { return target == ErrNotDurable || target == ErrUnavailable }
+func (e *DurabilityError) Is(target error) bool {
+	return target == ErrNotDurable || target == ErrUnavailable
+}
 
 // durableTries bounds the attempts of a durable append redirected by a
 // cluster whose slot moved (MOVED/ASK: nothing was written).
