@@ -21,9 +21,10 @@ const replicaReadyTimeout = 30 * time.Second
 func StartReplica(tb testing.TB, master *Server, args ...string) *Server {
 	tb.Helper()
 	// A replica's first sync waits repl-diskless-sync-delay (5s by
-	// default) for more replicas to join; none will.
-	if _, err := respDo(master.Addr(), probeTimeout, "CONFIG", "SET", "repl-diskless-sync-delay", "0"); err != nil {
-		tb.Fatalf("echomqtest: %s: CONFIG SET repl-diskless-sync-delay: %v", master.Addr(), err)
+	// default) for more replicas to join; none will. A master being stopped waits shutdown-timeout (10s) for
+	// lagging replicas; a test's master need not.
+	if _, err := respDo(master.Addr(), probeTimeout, "CONFIG", "SET", "repl-diskless-sync-delay", "0", "shutdown-timeout", "0"); err != nil {
+		tb.Fatalf("echomqtest: %s: CONFIG SET: %v", master.Addr(), err)
 	}
 	r := Start(tb, append([]string{"--replicaof", "127.0.0.1", strconv.Itoa(master.Port())}, args...)...)
 	if err := WaitReplicas(master, 1, replicaReadyTimeout); err != nil {
