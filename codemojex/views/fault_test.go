@@ -1,0 +1,88 @@
+package views_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/echomqtest"
+)
+
+// lockedLog is a log buffer safe for concurrent writes.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The views ride out an engine restart and a pause with snapshots on (the
+// snapshot SET fails while the engine is away): Run does not return, each
+// view logs its failure and recovery, and events after the fault are
+// folded on top of those before, none lost.
+func TestViewsRideOutEngineFaults(t *testing.T) {
+	t.Parallel()
+	srv := echomqtest.StartPersistent(t)
+	ctx := context.Background()
+	client, err := echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Notice: io.Discard, Logger: quiet, CallTimeout: time.Second})
+	require.NoError(t, err)
+	defer client.Close()
+	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
+	require.NoError(t, err)
+	logs := &lockedLog{}
+	v, err := views.New(e, views.Config{Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 50 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	require.NoError(t, err)
+	rctx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- v.Run(rctx) }()
+
+	rooms := func() int {
+		l, _, err := v.Lobby.State(ctx)
+		require.NoError(t, err)
+		return len(l.Rooms)
+	}
+	open := func(name string) {
+		_, err := e.CreateRoom(ctx, codemojex.RoomSpec{Name: name, Prize: 100, Duration: time.Hour})
+		require.NoError(t, err)
+	}
+	open("before")
+	require.Eventually(t, func() bool { return rooms() == 1 }, 10*time.Second, 20*time.Millisecond)
+
+	for i, fault := range []func(){
+		func() { require.NoError(t, srv.Kill()); time.Sleep(2 * time.Second); srv.Restart(t) },
+		func() { require.NoError(t, srv.Pause()); time.Sleep(3 * time.Second); require.NoError(t, srv.Resume()) },
+	} {
+		fault()
+		select {
+		case err := <-ran:
+			t.Fatalf("views stopped after fault %d: %v", i, err)
+		default:
+		}
+		open("after")
+		require.Eventually(t, func() bool { return rooms() == 2+i }, 30*time.Second, 50*time.Millisecond, "fault %d", i)
+	}
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "view recovered") }, 10*time.Second, 50*time.Millisecond)
+	stop()
+	require.NoError(t, <-ran)
+	t.Logf("views logged %d failures and %d recoveries", strings.Count(logs.String(), "trying it again"), strings.Count(logs.String(), "view recovered"))
+}
