@@ -84,9 +84,18 @@ type DurabilityError struct {
 	Cmd string
 	// Timeout is how long the engine waited.
 	Timeout time.Duration
+	// Err, when not nil, is why the wait did not complete after the write
+	// (for example UNBLOCKED: the master turned replica in a failover
+	// while it waited); Acked is then 0 and the event may or may not be on
+	// the new master.
+	Err error
 }
 
 func (e *DurabilityError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("echomq: append written but its wait for %d replicas (%s) failed: %v; retrying with the same idempotency key is safe",
+			e.Want, e.Cmd, e.Err)
+	}
 	return fmt.Sprintf("echomq: append written but acknowledged by %d of %d replicas within %v (%s): it may be lost in a failover; retrying with the same idempotency key is safe",
 		e.Acked, e.Want, e.Timeout, e.Cmd)
 }
@@ -96,9 +105,10 @@ func (e *DurabilityError) Is(target error) bool {
 	return target == ErrNotDurable || target == ErrUnavailable
 }
 
-// durableTries bounds the attempts of a durable append redirected by a
-// cluster whose slot moved (MOVED/ASK: nothing was written).
-const durableTries = 4
+// durableRedirects bounds how long a durable append keeps following a
+// cluster whose slot moved (MOVED/ASK: nothing was written) while the
+// client refreshes its map of the cluster.
+const durableRedirects = 2 * time.Second
 
 // appendDurable appends records through the append script on a connection
 // held for it and waits on that connection for opts.Durable's replicas.
@@ -115,23 +125,27 @@ func (s *Stream) appendDurable(ctx context.Context, records []Fields, opts *Appe
 	d := opts.Durable
 	var got []ID
 	var ack wire.Ack
+	var werr error // the wait's failure, after the write
 	var err error
-	for try := 1; ; try++ {
+	began, wait := time.Now(), 25*time.Millisecond
+	for {
+		got, werr = nil, nil
 		err = c.conn.Pin(ctx, func(p *wire.Conn) error {
 			var err error
 			if got, err = s.scriptOn(ctx, p, c.eclock.mode(s.key), ids, records, opts); err != nil {
 				return err
 			}
-			ack, err = p.WaitReplicas(ctx, d.Replicas, d.timeout(), d.Fsync)
-			return err
+			ack, werr = p.WaitReplicas(ctx, d.Replicas, d.timeout(), d.Fsync)
+			return nil
 		})
-		if err == nil || try == durableTries || !redirected(err) {
+		if err == nil || !redirected(err) || time.Since(began) > durableRedirects {
 			break
 		}
 		// The slot moved (a failover, a reshard): the held connection went
-		// to its old node and nothing was written. The client refreshes
-		// its map of the cluster; try again shortly.
-		t := time.NewTimer(time.Duration(try) * 50 * time.Millisecond)
+		// to its old node and nothing was written. The client refreshes its
+		// map of the cluster meanwhile; try again shortly.
+		wait = min(2*wait, 200*time.Millisecond)
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -140,13 +154,18 @@ func (s *Stream) appendDurable(ctx context.Context, records []Fields, opts *Appe
 		}
 	}
 	if err != nil {
-		if got != nil {
-			return got, err // written; the wait itself failed
-		}
 		return nil, err
 	}
 	c.astats.records.Add(int64(len(records)))
-	if ack.Replicas < d.Replicas {
+	var se *ServerError
+	switch {
+	case werr != nil && errors.As(werr, &se):
+		// The engine refused to finish the wait (UNBLOCKED: the master
+		// turned replica in a failover): written, durability unknown.
+		return got, &DurabilityError{Receipts: got, Want: d.Replicas, Cmd: ack.Cmd, Timeout: d.timeout(), Err: werr}
+	case werr != nil:
+		return got, werr // written; the wait itself failed on the way (transport, timeout)
+	case ack.Replicas < d.Replicas:
 		return got, &DurabilityError{Receipts: got, Want: d.Replicas, Acked: ack.Replicas, Cmd: ack.Cmd, Timeout: d.timeout()}
 	}
 	return got, nil

@@ -28,11 +28,29 @@ type failoverFigures struct {
 	// gap is the longest time between two appends written (acknowledged,
 	// or short of replicas): how long the writers were held up.
 	gap time.Duration
+	// kinds are the distinct failures seen (their text without ids).
+	kinds map[string]int
+}
+
+// kind counts a failure by its text, ids and addresses aside.
+func (f *failoverFigures) kind(err error) {
+	if f.kinds == nil {
+		f.kinds = map[string]int{}
+	}
+	var oe *echomq.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	msg := err.Error()
+	if len(msg) > 70 {
+		msg = msg[:70]
+	}
+	f.kinds[msg]++
 }
 
 func (f failoverFigures) String() string {
-	return fmt.Sprintf("%d acknowledged, %d lost, %d written but short of replicas (%d of them gone), %d failed (unavailable), longest gap %v",
-		f.acked, f.lost, f.short, f.shortLost, f.failed, f.gap.Round(time.Millisecond))
+	return fmt.Sprintf("%d acknowledged, %d lost, %d written but short of replicas (%d of them gone), %d failed (unavailable: %v), longest gap %v",
+		f.acked, f.lost, f.short, f.shortLost, f.failed, f.kinds, f.gap.Round(time.Millisecond))
 }
 
 // failoverTrials is how many failovers each case runs: 1, or 5 with
@@ -101,6 +119,7 @@ func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault
 				case actx.Err() != nil:
 				case errors.Is(err, echomq.ErrUnavailable):
 					fig.failed++
+					fig.kind(err)
 				default:
 					fig.failed++
 					t.Errorf("append: %v (not ErrUnavailable)", err)

@@ -35,9 +35,10 @@ func (w *Conn) Pin(ctx context.Context, fn func(p *Conn) error) error {
 	if t.Client != nil {
 		raw = t.Client
 	}
-	return convert(raw.Dedicated(func(dc valkey.DedicatedClient) error {
+	// fn's errors are already ours (each Conn method converts its own).
+	return raw.Dedicated(func(dc valkey.DedicatedClient) error {
 		return fn(&Conn{c: timed{Client: pinned{Client: raw, dc: dc}, d: t.d}, wm: w.wm})
-	}))
+	})
 }
 
 // Wait commands an engine may have.
@@ -75,13 +76,13 @@ func (w *Conn) WaitReplicas(ctx context.Context, n int, timeout time.Duration, f
 			return Ack{Cmd: "WAITAOF", Replicas: int(r)}, nil
 		}
 		if !unknownCommand(err) {
-			return Ack{}, convert(err)
+			return Ack{Cmd: "WAITAOF"}, convert(err)
 		}
 		w.wm.Store(waitOnly) // tried once: this engine has WAIT alone
 	}
 	r, err := w.c.Do(bctx, w.c.B().Wait().Numreplicas(int64(n)).Timeout(ms).Build()).AsInt64()
 	if err != nil {
-		return Ack{}, convert(err)
+		return Ack{Cmd: "WAIT"}, convert(err)
 	}
 	return Ack{Cmd: "WAIT", Replicas: int(r)}, nil
 }
