@@ -173,6 +173,39 @@ func TestServeRidesOutFaults(t *testing.T) {
 	require.NoError(t, <-served)
 	out := logs.String()
 	t.Logf("serve logged %d warnings, %d errors, %d recoveries", strings.Count(out, "level=WARN"), strings.Count(out, "level=ERROR"), strings.Count(out, "recovered"))
+	for line, n := range logKinds(out) {
+		t.Logf("  %4d × %s", n, line)
+	}
+}
+
+// logKinds counts the warning and error lines of a text log by level and
+// message.
+func logKinds(out string) map[string]int {
+	kinds := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		lvl := ""
+		switch {
+		case strings.Contains(line, "level=WARN"):
+			lvl = "WARN"
+		case strings.Contains(line, "level=ERROR"):
+			lvl = "ERROR"
+		default:
+			continue
+		}
+		msg := line
+		if i := strings.Index(line, "msg="); i >= 0 {
+			msg = line[i+4:]
+			if strings.HasPrefix(msg, "\"") {
+				if j := strings.Index(msg[1:], "\""); j >= 0 {
+					msg = msg[1 : j+1]
+				}
+			} else if j := strings.IndexByte(msg, ' '); j >= 0 {
+				msg = msg[:j]
+			}
+		}
+		kinds[lvl+" "+msg]++
+	}
+	return kinds
 }
 
 // connect returns an engine over queue on its own client.

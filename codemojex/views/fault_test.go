@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +15,6 @@ import (
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/echomqtest"
 )
-
-// lockedLog is a log buffer safe for concurrent writes.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The views ride out an engine restart and a pause with snapshots on (the
 // snapshot SET fails while the engine is away): Run does not return, each
@@ -48,7 +29,7 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 	defer client.Close()
 	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
 	require.NoError(t, err)
-	logs := &lockedLog{}
+	logs := &echomqtest.Buffer{}
 	v, err := views.New(e, views.Config{Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	require.NoError(t, err)
