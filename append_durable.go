@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func (s *Stream) appendDurable(ctx context.Context, records []Fields, opts *Appe
 		got, werr = nil, nil
 		err = c.conn.Pin(ctx, func(p *wire.Conn) error {
 			var err error
-			if got, err = s.scriptOn(ctx, p, c.eclock.mode(s.key), ids, records, opts); err != nil {
+			if got, err = s.scriptOn(ctx, p, true, c.eclock.mode(s.key), ids, records, opts); err != nil {
 				return err
 			}
 			ack, werr = p.WaitReplicas(ctx, d.Replicas, d.timeout(), d.Fsync)
@@ -169,6 +170,26 @@ func (s *Stream) appendDurable(ctx context.Context, records []Fields, opts *Appe
 		return got, &DurabilityError{Receipts: got, Want: d.Replicas, Acked: ack.Replicas, Cmd: ack.Cmd, Timeout: d.timeout()}
 	}
 	return got, nil
+}
+
+// durableFence makes a repeat's wait cover its first append. WAIT counts
+// the writes of its own connection, and a repeat (its key found) writes
+// nothing, while the first append may have gone on another connection and
+// not be on the replicas yet. Setting the key's expiry to the instant it
+// already has is a write the engine propagates (it changes nothing), so the
+// wait after it covers every earlier write of the master, the first append
+// among them: replication is in order.
+func durableFence(ctx context.Context, conn *wire.Conn, idemKey string) error {
+	at, err := conn.RawKeyed(ctx, "PEXPIRETIME", idemKey)
+	if err != nil {
+		return err
+	}
+	ms, ok := at.(int64)
+	if !ok || ms <= 0 {
+		return nil // gone meanwhile (expired): nothing to wait for beyond this connection
+	}
+	_, err = conn.RawKeyed(ctx, "PEXPIREAT", idemKey, strconv.FormatInt(ms, 10))
+	return err
 }
 
 // redirected reports a cluster redirection: the command did not run.

@@ -20,11 +20,12 @@ const scriptLead = fastLead
 // [aboveTop]), checks the idempotency key and the expected top, and writes
 // the receipt field itself; all in one atomic step on the stream's slot.
 func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
-	return s.scriptOn(ctx, s.c.conn, mode, ids, records, opts)
+	return s.scriptOn(ctx, s.c.conn, false, mode, ids, records, opts)
 }
 
-// scriptOn is script on conn (a pinned connection for a durable append).
-func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
+// scriptOn is script on conn; durable says conn is held for a durable
+// append, whose wait must cover a repeat's first append too (durableFence).
+func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
 	node, err := c.mintNode()
 	if err != nil {
@@ -62,6 +63,11 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, mode byte, ids [
 		}
 		return parseReceipts(rep.Receipts, len(ids))
 	case wire.AppendDup:
+		if durable {
+			if err := durableFence(ctx, conn, req.IdemKey); err != nil {
+				return nil, err
+			}
+		}
 		return dupReceipts(rep.Receipts[0], len(ids), opts.Key)
 	case wire.AppendConflict:
 		ce := &ConflictError{Expected: opts.ExpectTop}
