@@ -66,7 +66,7 @@ func (d *Durability) validate() error {
 	return nil
 }
 
-// ErrNotDurable: a durable append was written but fewer replicas than
+// ErrNotDurable means a durable append was written but fewer replicas than
 // asked acknowledged it in time ([*DurabilityError]).
 var ErrNotDurable = errors.New("echomq: append not acknowledged by enough replicas")
 

@@ -26,7 +26,10 @@
 //
 // [Start] gives a test its own server (for fault injection with
 // [Server.Kill] and [Server.Restart]) and [StartCluster] a three-master
-// Redis Cluster. All helpers are safe to call from parallel tests.
+// Redis Cluster. [StartReplica] adds a replica to a server (for the durable
+// append's WAIT), and [StartReplicatedCluster] starts three masters with a
+// replica each, for failovers ([Cluster.Failover], [Cluster.WaitPromoted]).
+// All helpers are safe to call from parallel tests.
 //
 // Environment variables:
 //
