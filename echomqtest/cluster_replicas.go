@@ -133,14 +133,29 @@ func (c *Cluster) MasterOf(slot int) (*Server, error) {
 
 // Failover runs CLUSTER FAILOVER on replica (a manual failover: its master
 // stops taking writes, the replica catches up, and takes over its slots)
-// and waits until replica serves them and the whole cluster serves every
-// slot.
+// and waits until replica serves them, the whole cluster serves every slot,
+// and the old master, now its replica, is in sync with it (so it may be
+// promoted in turn).
 func (c *Cluster) Failover(tb testing.TB, replica *Server) {
 	tb.Helper()
-	if _, err := respDo(replica.Addr(), probeTimeout, "CLUSTER", "FAILOVER"); err != nil {
-		tb.Fatalf("echomqtest: CLUSTER FAILOVER on %s: %v", replica.Addr(), err)
+	// A manual failover the master does not join within 5s (a loaded
+	// machine) is dropped by the replica without a word: ask again.
+	deadline := time.Now().Add(clusterReadyTimeout)
+	for {
+		if _, err := respDo(replica.Addr(), probeTimeout, "CLUSTER", "FAILOVER"); err != nil {
+			tb.Fatalf("echomqtest: CLUSTER FAILOVER on %s: %v", replica.Addr(), err)
+		}
+		err := c.waitPromoted(replica, min(failoverTry, time.Until(deadline)))
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("echomqtest: %s not promoted by CLUSTER FAILOVER within %v: %v", replica.Addr(), clusterReadyTimeout, err)
+		}
 	}
-	c.WaitPromoted(tb, replica)
+	if err := WaitReplicas(replica, 1, clusterReadyTimeout); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // WaitPromoted waits (up to 30s) until replica is a master serving slots
@@ -149,18 +164,27 @@ func (c *Cluster) Failover(tb testing.TB, replica *Server) {
 // two cluster-node-timeouts).
 func (c *Cluster) WaitPromoted(tb testing.TB, replica *Server) {
 	tb.Helper()
-	deadline := time.Now().Add(clusterReadyTimeout)
+	if err := c.waitPromoted(replica, clusterReadyTimeout); err != nil {
+		tb.Fatalf("echomqtest: %s not promoted within %v: %v", replica.Addr(), clusterReadyTimeout, err)
+	}
+}
+
+// failoverTry is how long Failover waits for one CLUSTER FAILOVER.
+const failoverTry = 10 * time.Second
+
+func (c *Cluster) waitPromoted(replica *Server, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for {
 		err := c.waitServing(0, false)
 		if err == nil {
 			roles, rerr := c.roles()
 			if rerr == nil && roles[replica.Addr()].master() && len(roles[replica.Addr()].Slots) > 0 {
-				return
+				return nil
 			}
 			err = fmt.Errorf("%s is not serving slots yet (%v)", replica.Addr(), rerr)
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("echomqtest: %s not promoted within %v: %v", replica.Addr(), clusterReadyTimeout, err)
+			return err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
