@@ -179,6 +179,9 @@ func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault
 // then the roles swap). The client follows the slots to the new master by
 // itself; nothing acknowledged is lost, with or without the durable
 // append.
+//
+// Not parallel: six engines and eight writers at full speed would take
+// the machine from the tests running beside them.
 func TestFailoverManual(t *testing.T) {
 	cl := echomqtest.StartReplicatedCluster(t)
 	c := faultClient(t, cl.URL(), echomq.Config{})
@@ -205,6 +208,8 @@ func TestFailoverManual(t *testing.T) {
 // replica never gets. Plain appends acknowledged but not yet on the
 // replica are lost (counted); a durable append is acknowledged only once
 // the replica has it, so none acknowledged is lost.
+//
+// Not parallel, as TestFailoverManual.
 func TestFailoverKilledMaster(t *testing.T) {
 	cl := echomqtest.StartReplicatedCluster(t)
 	c := faultClient(t, cl.URL(), echomq.Config{})
