@@ -67,3 +67,36 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 	require.NoError(t, <-ran)
 	t.Logf("views logged %d failures and %d recoveries", strings.Count(logs.String(), "trying it again"), strings.Count(logs.String(), "view recovered"))
 }
+
+// Running the views twice at once is refused with ErrRunning; the other
+// run goes on.
+func TestViewsRunTwice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	require.NoError(t, err)
+	defer client.Close()
+	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
+	require.NoError(t, err)
+	v, err := views.New(e, views.Config{Block: 100 * time.Millisecond, Logger: quiet})
+	require.NoError(t, err)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	runs := make(chan error, 2)
+	for range 2 {
+		go func() { runs <- v.Run(rctx) }()
+	}
+	select {
+	case err := <-runs:
+		require.ErrorIs(t, err, echomq.ErrRunning)
+	case <-time.After(10 * time.Second):
+		t.Fatal("neither run was refused")
+	}
+	select {
+	case err := <-runs:
+		t.Fatalf("the other run stopped too: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	stop()
+	require.NoError(t, <-runs)
+}

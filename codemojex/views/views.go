@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -41,9 +42,10 @@ type Views struct {
 	Lobby     *projection.Live[*Lobby]
 	Players   *projection.Live[*Players]
 
-	all   []live
-	names []string
-	log   *slog.Logger
+	all     []live
+	names   []string
+	log     *slog.Logger
+	running atomic.Bool // Run is running
 }
 
 // live is what Views needs of each projection, whatever its state type.
@@ -132,6 +134,10 @@ func sources(s func(string) projection.Source, names []string) []projection.Sour
 // returns nil when ctx ends, and [projection.ErrRunning] when the views
 // are already running.
 func (v *Views) Run(ctx context.Context) error {
+	if !v.running.CompareAndSwap(false, true) {
+		return projection.ErrRunning
+	}
+	defer v.running.Store(false)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
