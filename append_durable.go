@@ -106,6 +106,9 @@ func (e *DurabilityError) Is(target error) bool {
 	return target == ErrNotDurable || target == ErrUnavailable
 }
 
+// Unwrap returns why the wait failed (Err), nil when it completed short.
+func (e *DurabilityError) Unwrap() error { return e.Err }
+
 // durableRedirects bounds how long a durable append keeps following a
 // cluster whose slot moved (MOVED/ASK: nothing was written) while the
 // client refreshes its map of the cluster.

@@ -2,6 +2,7 @@ package echomq_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +134,57 @@ func TestDurableAppendBadInput(t *testing.T) {
 	info, err := s.Info(ctx)
 	require.NoError(t, err)
 	require.False(t, info.Exists, "nothing written")
+}
+
+// A wait the engine ends with an error after the write (UNBLOCKED, as a
+// master turning replica in a failover does) is a *DurabilityError carrying
+// that error: the append is written, its durability unknown.
+func TestDurableAppendWaitCutShort(t *testing.T) {
+	t.Parallel()
+	master := echomqtest.Start(t)
+	replica := echomqtest.StartReplica(t, master)
+	c := faultClient(t, master.URL(), echomq.Config{})
+	admin := faultClient(t, master.URL(), echomq.Config{NodeID: echomq.Node(9)})
+	s := c.Stream(echomqtest.Queue(t), "orders")
+	require.NoError(t, replica.Pause())
+	defer func() { require.NoError(t, replica.Resume()) }()
+
+	type result struct {
+		id  echomq.ID
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		id, err := s.AppendWith(ctx, echomq.F("n", "1"), echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1, Timeout: 20 * time.Second}})
+		done <- result{id, err}
+	}()
+	// Find the connection blocked in WAIT and end its wait with an error.
+	require.Eventually(t, func() bool {
+		list, err := admin.Do(ctx, "CLIENT", "LIST")
+		require.NoError(t, err)
+		for _, line := range strings.Split(list.(string), "\n") {
+			if !strings.Contains(line, " cmd=wait ") {
+				continue
+			}
+			for _, f := range strings.Fields(line) {
+				if id, ok := strings.CutPrefix(f, "id="); ok {
+					_, err := admin.Do(ctx, "CLIENT", "UNBLOCK", id, "ERROR")
+					require.NoError(t, err)
+					return true
+				}
+			}
+		}
+		return false
+	}, 10*time.Second, 20*time.Millisecond)
+	r := <-done
+	var de *echomq.DurabilityError
+	require.ErrorAs(t, r.err, &de)
+	var se *echomq.ServerError
+	require.ErrorAs(t, r.err, &se, "the engine's refusal is the cause")
+	require.Equal(t, "UNBLOCKED", se.Prefix)
+	require.Equal(t, []echomq.ID{r.id}, de.Receipts)
+	require.Contains(t, r.err.Error(), "wait for 1 replicas (WAIT) failed")
+	info, err := s.Info(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, info.Length, "the append is written")
 }
