@@ -31,11 +31,13 @@ func (v *Views) keep(ctx context.Context, name string, l live) error {
 			return err
 		}
 		down := time.Now()
-		if errors.Is(err, echomq.ErrUnavailable) {
+		if errors.Is(err, echomq.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 			v.log.Warn("codemojex: view lost the engine; trying it again", "view", name, "err", err)
 		} else {
 			// Not known to pass by itself (a snapshot the codec refuses, an
-			// engine answering with an error): logged as an error, and still
+			// engine answering with an error; a call that ran out of its
+			// own time is counted with the engine out of reach): logged as
+			// an error, and still
 			// tried again with the backoff, so the site keeps serving the
 			// rest while an operator looks.
 			v.log.Error("codemojex: view failed; trying it again", "view", name, "err", err)
