@@ -33,7 +33,32 @@ func StartReplica(tb testing.TB, master *Server, args ...string) *Server {
 	if err := waitLinkUp(r.Addr(), replicaReadyTimeout); err != nil {
 		tb.Fatal(err)
 	}
+	// A replica with appendonly yes rewrites its append-only file after the
+	// sync, and refuses to shut down meanwhile ("Writing initial AOF, can't
+	// exit"): a Stop would wait out its timeout. Let the rewrite finish.
+	if err := waitNoRewrite(r.Addr(), replicaReadyTimeout); err != nil {
+		tb.Fatal(err)
+	}
 	return r
+}
+
+// waitNoRewrite waits until the server at addr has no append-only file
+// rewrite running or scheduled.
+func waitNoRewrite(addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		s, err := respString(addr, probeTimeout, "INFO", "persistence")
+		if err == nil {
+			info := parseInfo(s)
+			if info["aof_rewrite_in_progress"] != "1" && info["aof_rewrite_scheduled"] != "1" {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("echomqtest: %s still rewriting its append-only file after %v (last error: %v)", addr, timeout, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // WaitReplicas waits until master lists at least n replicas online
