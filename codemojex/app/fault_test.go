@@ -203,6 +203,13 @@ func logKinds(out string) map[string]int {
 				msg = msg[:j]
 			}
 		}
+		if lvl == "ERROR" {
+			// An error line says why: keep its cause, cut short.
+			if i := strings.Index(line, " err="); i >= 0 {
+				cause := line[i+5:]
+				msg += " (" + cause[:min(len(cause), 160)] + ")"
+			}
+		}
 		kinds[lvl+" "+msg]++
 	}
 	return kinds
