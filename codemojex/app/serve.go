@@ -111,6 +111,14 @@ type ServeConfig struct {
 	Ready func(url string)
 }
 
+// scoreAttempts is how many claims a guess's scoring job gets. An engine
+// outage spends attempts (a run that failed, a lease that lapsed while the
+// engine was away), and the lanes default of 5 let a few seconds of
+// flapping kill jobs, whose guesses were then refunded instead of scored;
+// with the worker's backoff (up to 5s) 100 attempts outlast minutes of
+// failure. A job that still dies is refunded by the sweep.
+const scoreAttempts = 100
+
 // Serve runs codemojex until ctx ends: the JSON API, the scoring workers,
 // the sweep, the views and the hub, each in a goroutine it owns and stops.
 // The HTTP server stops first (in-flight requests finish), then the
@@ -144,7 +152,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	}
 	defer client.Close()
 	eng, err := codemojex.New(client, codemojex.Config{Queue: cfg.Queue, Sets: sets, Logger: log,
-		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips})
+		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts}})
 	if err != nil {
 		return err
 	}

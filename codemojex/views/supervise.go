@@ -31,7 +31,10 @@ func (v *Views) keep(ctx context.Context, name string, l live) error {
 			return err
 		}
 		down := time.Now()
-		if errors.Is(err, echomq.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		// A save cut off by the run's own stop (a follow that lost the
+		// engine stops the run) comes back as context.Canceled: the outage
+		// too.
+		if errors.Is(err, echomq.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			v.log.Warn("codemojex: view lost the engine; trying it again", "view", name, "err", err)
 		} else {
 			// Not known to pass by itself (a snapshot the codec refuses, an
