@@ -24,12 +24,23 @@ type AppendOpts struct {
 	// ExpectEmpty requires the stream to hold no entry (absent, or
 	// trimmed to nothing), with the same failure as ExpectTop.
 	ExpectEmpty bool
+
+	// Durable, when Durable.Replicas > 0, acknowledges the append only
+	// once that many replicas hold it (see [Durability]); fewer within its
+	// timeout is a [*DurabilityError] (the append is written). Defaults to
+	// the zero Durability: no wait.
+	Durable Durability
 }
 
-func (o *AppendOpts) plain() bool { return o.Key == "" && o.ExpectTop.IsZero() && !o.ExpectEmpty }
+func (o *AppendOpts) plain() bool {
+	return o.Key == "" && o.ExpectTop.IsZero() && !o.ExpectEmpty && !o.Durable.on()
+}
 
 // validate checks the options before any I/O.
 func (o *AppendOpts) validate() error {
+	if err := o.Durable.validate(); err != nil {
+		return err
+	}
 	if o.Key != "" {
 		if err := keyspace.IdempotencyKey(o.Key); err != nil {
 			return &ArgumentError{Name: "idempotency key", Reason: err.(*keyspace.NameError).Reason}

@@ -1,27 +1,12 @@
 package echomq_test
 
 import (
-	"bytes"
 	"strconv"
-	"sync"
+
+	"github.com/echomq/echomq/echomqtest"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type syncBuffer = echomqtest.Buffer

@@ -48,6 +48,13 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 	if err := opts.validate(); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
+	if opts.Durable.on() {
+		ids, err := s.appendDurable(ctx, []Fields{f}, &opts)
+		if len(ids) == 1 {
+			return ids[0], opError("append", s.key, err)
+		}
+		return ID{}, opError("append", s.key, err)
+	}
 	c := s.c
 	id, err := c.mint(BrandEvent)
 	if err != nil {
@@ -208,6 +215,10 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts App
 	}
 	if len(records) == 0 {
 		return nil, nil
+	}
+	if opts.Durable.on() {
+		ids, err := s.appendDurable(ctx, records, &opts)
+		return ids, opError("append batch", s.key, err)
 	}
 	c := s.c
 	ids := make([]ID, len(records))

@@ -20,6 +20,12 @@ const scriptLead = fastLead
 // [aboveTop]), checks the idempotency key and the expected top, and writes
 // the receipt field itself; all in one atomic step on the stream's slot.
 func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
+	return s.scriptOn(ctx, s.c.conn, false, mode, ids, records, opts)
+}
+
+// scriptOn is script on conn; durable says conn is held for a durable
+// append, whose wait must cover a repeat's first append too (durableFence).
+func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
 	node, err := c.mintNode()
 	if err != nil {
@@ -38,7 +44,7 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 		req.EntryIDs[i], req.Receipts[i], req.Pairs[i] = id.EntryID().String(), id.String(), records[i]
 	}
 	sent := c.eclock.since()
-	rep, err := c.conn.StreamAppend(ctx, &req)
+	rep, err := conn.StreamAppend(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +63,11 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 		}
 		return parseReceipts(rep.Receipts, len(ids))
 	case wire.AppendDup:
+		if durable {
+			if err := durableFence(ctx, conn, req.IdemKey); err != nil {
+				return nil, err
+			}
+		}
 		return dupReceipts(rep.Receipts[0], len(ids), opts.Key)
 	case wire.AppendConflict:
 		ce := &ConflictError{Expected: opts.ExpectTop}

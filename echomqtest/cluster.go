@@ -31,9 +31,10 @@ const (
 // private redis-server processes started by [StartCluster]. Its methods are
 // safe for concurrent use.
 type Cluster struct {
-	nodes []*Server // masters, in creation order; fixed after StartCluster
-	url   string
-	once  sync.Once
+	nodes    []*Server // masters, in creation order; fixed after StartCluster
+	replicas []*Server // replicas at creation ([StartReplicatedCluster]), in creation order
+	url      string
+	once     sync.Once
 }
 
 // StartCluster starts a 3-master Redis Cluster for this test and waits until
@@ -78,7 +79,7 @@ func StartCluster(tb testing.TB) *Cluster {
 	addrs := c.Addrs()
 	c.url = "redis://" + addrs[0] + "?addr=" + strings.Join(addrs[1:], "&addr=")
 
-	if err := createCluster(cli, root, addrs); err != nil {
+	if err := createCluster(cli, root, addrs, 0); err != nil {
 		tb.Fatal(err)
 	}
 	c.WaitReady(tb)
@@ -86,11 +87,11 @@ func StartCluster(tb testing.TB) *Cluster {
 }
 
 // createCluster runs `redis-cli --cluster create`.
-func createCluster(cli, dir string, addrs []string) error {
+func createCluster(cli, dir string, addrs []string, replicas int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), clusterCreateTimeout)
 	defer cancel()
 	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	cmd := exec.CommandContext(ctx, cli, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = sysProcAttr()
@@ -140,7 +141,7 @@ func (c *Cluster) WaitReady(tb testing.TB) {
 func (c *Cluster) Stop() {
 	c.once.Do(func() {
 		var wg sync.WaitGroup
-		for _, s := range c.nodes {
+		for _, s := range append(slices.Clone(c.nodes), c.replicas...) {
 			wg.Go(s.Stop)
 		}
 		wg.Wait()
@@ -217,8 +218,10 @@ type clusterNode struct {
 	ID    string
 	Addr  string // ip:port, without @busport and hostname
 	Flags []string
-	Link  string   // "connected" or "disconnected"
-	Slots [][2]int // served slot ranges, inclusive
+	Link  string // "connected" or "disconnected"
+	// masterID is the id of the master a replica follows ("" for a master).
+	masterID string
+	Slots    [][2]int // served slot ranges, inclusive
 }
 
 func (n clusterNode) master() bool { return slices.Contains(n.Flags, "master") }
@@ -270,6 +273,9 @@ func parseClusterNodes(s string) ([]clusterNode, error) {
 		addr, _, _ := strings.Cut(f[1], "@")
 		addr, _, _ = strings.Cut(addr, ",")
 		n := clusterNode{ID: f[0], Addr: addr, Flags: strings.Split(f[2], ","), Link: f[7]}
+		if f[3] != "-" {
+			n.masterID = f[3]
+		}
 		for _, sl := range f[8:] {
 			if strings.HasPrefix(sl, "[") {
 				continue

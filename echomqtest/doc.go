@@ -26,10 +26,12 @@
 //
 // [Start] gives a test its own server (for fault injection with
 // [Server.Kill] and [Server.Restart]) and [StartCluster] a three-master
-// Redis Cluster. All helpers are safe to call from parallel tests. A
-// [Proxy] between a client and a server injects network faults and counts
+// Redis Cluster. [StartReplica] adds a replica to a server (for the durable
+// append's WAIT), and [StartReplicatedCluster] starts three masters with a
+// replica each, for failovers ([Cluster.Failover], [Cluster.WaitPromoted]).
+// A [Proxy] between a client and a server injects network faults and counts
 // the client's attempts ([Proxy.Counts]); [Logs] records what a component
-// logged.
+// logged. All helpers are safe to call from parallel tests.
 //
 // Environment variables:
 //

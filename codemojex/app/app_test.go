@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -80,24 +79,9 @@ func TestCommandLine(t *testing.T) {
 	require.Contains(t, out.String(), "sim")
 }
 
-// lockedBuffer is a bytes.Buffer that a running command writes while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+// lockedBuffer is a buffer that a running command writes while the test
+// reads it.
+type lockedBuffer = echomqtest.Buffer
 
 // TestServeEmbeddedSaysSo: with EMQ_URL unset, serve runs on the embedded
 // engine and says on stderr that nothing persists (the banner, on stdout,

@@ -112,6 +112,14 @@ type ServeConfig struct {
 	Ready func(url string)
 }
 
+// scoreAttempts is how many claims a guess's scoring job gets. An engine
+// outage spends attempts (a run that failed, a lease that lapsed while the
+// engine was away), and the lanes default of 5 let a few seconds of
+// flapping kill jobs, whose guesses were then refunded instead of scored;
+// with the worker's backoff (up to 5s) 100 attempts outlast minutes of
+// failure. A job that still dies is refunded by the sweep.
+const scoreAttempts = 100
+
 // Serve runs codemojex until ctx ends: the JSON API, the scoring workers,
 // the sweep, the views and the hub, each in a goroutine it owns and stops.
 // The HTTP server stops first (in-flight requests finish), then the
@@ -145,11 +153,11 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	}
 	defer client.Close()
 	eng, err := codemojex.New(client, codemojex.Config{Queue: cfg.Queue, Sets: sets, Logger: log,
-		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips})
+		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts}})
 	if err != nil {
 		return err
 	}
-	vs, err := views.New(eng, views.Config{Snapshots: cfg.Snapshots})
+	vs, err := views.New(eng, views.Config{Snapshots: cfg.Snapshots, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -218,18 +226,21 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stopBG(nil)
 	var bgWG sync.WaitGroup
-	runners := []func(context.Context) error{vs.Run, hub.Run, func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
+	runners := map[string]func(context.Context) error{"views": vs.Run, "hub": hub.Run,
+		"sweep": func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
 	if tg != nil {
 		if cfg.TelegramWebhookSecret == "" {
-			runners = append(runners, tg.Run) // long polling, and the outbox and notifications
+			runners["bot"] = tg.Run // long polling, and the outbox and notifications
 		} else {
-			runners = append(runners, tg.Serve) // updates arrive at /telegram/webhook
+			runners["bot"] = tg.Serve // updates arrive at /telegram/webhook
 		}
 	}
+	// Each part rides out engine faults (supervise runs it again); only a
+	// permanent failure stops serve.
 	failed := make(chan error, len(runners))
-	for _, run := range runners {
+	for name, run := range runners {
 		bgWG.Go(func() {
-			if err := run(bg); err != nil {
+			if err := supervise(bg, log, name, run); err != nil {
 				failed <- err
 			}
 		})

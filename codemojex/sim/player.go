@@ -81,6 +81,13 @@ func (p *player) play(ctx context.Context) {
 		case errors.As(err, &ae) && ae.Status == http.StatusPaymentRequired:
 			p.st.insufficient.Add(1)
 			return
+		case unavailable(ctx, err):
+			// The server or its engine is out of reach: nothing was charged
+			// (or the guess will still be scored: the server queues it
+			// again). Try again shortly; it does not count as a guess.
+			p.st.unavailable.Add(1)
+			pause(ctx, retryPause)
+			continue
 		default:
 			if ctx.Err() == nil {
 				p.st.errors.Add(1)
@@ -99,7 +106,12 @@ func (p *player) play(ctx context.Context) {
 		}
 		deadline := time.Now().Add(p.cfg.Wait)
 		for err == nil && (g.Guess.Status == "" || g.Guess.Status == "queued") && time.Now().Before(deadline) {
-			err = p.c.do(ctx, "GET", "/api/guesses/"+rc.Receipt.Guess+"?wait="+time.Until(deadline).Round(time.Millisecond).String(), p.token, nil, &g)
+			err = p.c.do(ctx, "GET", "/api/guesses/"+rc.Receipt.Guess+"?wait="+min(time.Until(deadline), maxWait).Round(time.Millisecond).String(), p.token, nil, &g)
+			if unavailable(ctx, err) && time.Now().Before(deadline) {
+				p.st.unavailable.Add(1)
+				pause(ctx, retryPause)
+				err = nil // wait on: the guess is charged and will be scored
+			}
 		}
 		if err != nil {
 			if ctx.Err() == nil {
@@ -153,5 +165,36 @@ func (p *player) next() []string {
 			out[i] = c
 			return out
 		}
+	}
+}
+
+// maxWait is the longest one long-poll asks to wait (the API's cap is
+// 30s); a longer Config.Wait polls again.
+const maxWait = 25 * time.Second
+
+// retryPause is how long a player waits before trying a request again
+// after the server or its engine was out of reach.
+const retryPause = 250 * time.Millisecond
+
+// unavailable reports whether err says the server or its engine could not
+// be reached for now (503, or the connection failed) while ctx still runs.
+func unavailable(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.Status == http.StatusServiceUnavailable || ae.Status == http.StatusBadGateway || ae.Status == http.StatusGatewayTimeout
+	}
+	return true // the request itself failed: a connection refused or reset
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
 	}
 }

@@ -74,7 +74,10 @@ type Report struct {
 	Cracks       int64 `json:"cracks"`
 	Closed       int64 `json:"closed"`
 	Insufficient int64 `json:"insufficient"`
-	Errors       int64 `json:"errors"`
+	// Unavailable counts the requests answered 503 or not answered (the
+	// server or its engine out of reach); each was tried again.
+	Unavailable int64 `json:"unavailable"`
+	Errors      int64 `json:"errors"`
 	// Commands is how many commands the engine ran during the guessing
 	// phase, and CommandsPerGuess that per scored guess (both 0 without
 	// [Config.EngineURL]).
@@ -84,10 +87,10 @@ type Report struct {
 
 // String renders the report on one line.
 func (r Report) String() string {
-	return fmt.Sprintf("%d players: %d guesses accepted, %d scored in %s: %.0f accepted/s, %.0f scored/s; submit p50 %s p99 %s; submit→score p50 %s p90 %s p99 %s max %s; %d cracks, %d refused (game closed), %d insufficient, %d errors",
+	return fmt.Sprintf("%d players: %d guesses accepted, %d scored in %s: %.0f accepted/s, %.0f scored/s; submit p50 %s p99 %s; submit→score p50 %s p90 %s p99 %s max %s; %d cracks, %d refused (game closed), %d insufficient, %d unavailable (tried again), %d errors",
 		r.Players, r.Accepted, r.Scored, r.Elapsed.Round(time.Millisecond), r.AcceptedPerSec, r.ScoredPerSec,
 		r.SubmitP50.Round(100*time.Microsecond), r.SubmitP99.Round(100*time.Microsecond), r.P50.Round(100*time.Microsecond), r.P90.Round(100*time.Microsecond), r.P99.Round(100*time.Microsecond), r.Max.Round(100*time.Microsecond),
-		r.Cracks, r.Closed, r.Insufficient, r.Errors) + r.commandsLine()
+		r.Cracks, r.Closed, r.Insufficient, r.Unavailable, r.Errors) + r.commandsLine()
 }
 
 func (r Report) commandsLine() string {
@@ -200,7 +203,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 // stats are the counters all players share.
 type stats struct {
-	accepted, scored, cracks, closed, insufficient, errors atomic.Int64
+	accepted, scored, cracks, closed, insufficient, unavailable, errors atomic.Int64
 
 	mu        sync.Mutex
 	latencies []time.Duration
@@ -229,7 +232,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 func (s *stats) report(players int, elapsed time.Duration) Report {
 	r := Report{Players: players, Accepted: s.accepted.Load(), Scored: s.scored.Load(), Elapsed: elapsed,
-		Cracks: s.cracks.Load(), Closed: s.closed.Load(), Insufficient: s.insufficient.Load(), Errors: s.errors.Load()}
+		Cracks: s.cracks.Load(), Closed: s.closed.Load(), Insufficient: s.insufficient.Load(), Unavailable: s.unavailable.Load(), Errors: s.errors.Load()}
 	if secs := elapsed.Seconds(); secs > 0 {
 		r.AcceptedPerSec, r.ScoredPerSec = float64(r.Accepted)/secs, float64(r.Scored)/secs
 	}

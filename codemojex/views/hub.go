@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -45,8 +46,10 @@ func NewHub(e *codemojex.Engine, block time.Duration) *Hub {
 	return &Hub{e: e, block: block, waiters: map[string]map[*waiter]struct{}{}, subs: map[chan Notice]struct{}{}}
 }
 
-// Run follows the streams from now until ctx ends, following again after a
-// failed read (from where it stopped). It returns nil when ctx ends.
+// Run follows the streams from now until ctx ends. Through an outage of the
+// engine each stream's follow resumes by itself from its position; after a
+// permanent read error it follows again a second later, from where it
+// stopped. It returns nil when ctx ends.
 func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for _, name := range HubStreams {
@@ -60,6 +63,9 @@ func (h *Hub) follow(ctx context.Context, name string) {
 	from := echomq.Bound{}
 	for ctx.Err() == nil {
 		for ev, err := range h.e.Stream(name).Follow(ctx, &echomq.FollowOpts{From: from, Block: h.block}) {
+			if errors.Is(err, echomq.ErrUnavailable) {
+				continue // Follow resumes by itself from its position, and logs the outage
+			}
 			if err != nil {
 				break
 			}

@@ -1,9 +1,12 @@
 package views
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq/codemojex"
@@ -23,6 +26,9 @@ type Config struct {
 	// issued again (how late a stop is noticed on engines that cannot
 	// unblock a read). Defaults to 1s.
 	Block time.Duration
+	// Logger receives a view's failure and its recovery (once each).
+	// Defaults to slog.Default().
+	Logger *slog.Logger
 }
 
 // Views are the read models of codemojex, each a live projection of the
@@ -36,7 +42,10 @@ type Views struct {
 	Lobby     *projection.Live[*Lobby]
 	Players   *projection.Live[*Players]
 
-	all []live
+	all     []live
+	names   []string
+	log     *slog.Logger
+	running atomic.Bool // Run is running
 }
 
 // live is what Views needs of each projection, whatever its state type.
@@ -59,26 +68,34 @@ func New(e *codemojex.Engine, cfg Config) (*Views, error) {
 		}
 		return c
 	}
-	v := &Views{}
+	v := &Views{log: cmp.Or(cfg.Logger, slog.Default())}
 	var errs []error
+	var name string
 	add := func(l live, err error) {
 		errs = append(errs, err)
 		if err == nil {
 			v.all = append(v.all, l)
+			v.names = append(v.names, name)
 		}
 	}
 	var err error
-	v.Feed, err = projection.NewLive(FeedProjection(), lc("codemojex-feed"), sources(s, FeedStreams)...)
+	name = "feed"
+	v.Feed, err = projection.NewLive(FeedProjection(), lc("codemojex-"+name), sources(s, FeedStreams)...)
 	add(v.Feed, err)
-	v.Results, err = projection.NewLive(ResultsProjection(), lc("codemojex-results"), sources(s, ResultsStreams)...)
+	name = "results"
+	v.Results, err = projection.NewLive(ResultsProjection(), lc("codemojex-"+name), sources(s, ResultsStreams)...)
 	add(v.Results, err)
-	v.RoomStats, err = projection.NewLive(RoomStatsProjection(), lc("codemojex-room-stats"), sources(s, RoomStatsStreams)...)
+	name = "room-stats"
+	v.RoomStats, err = projection.NewLive(RoomStatsProjection(), lc("codemojex-"+name), sources(s, RoomStatsStreams)...)
 	add(v.RoomStats, err)
-	v.Boards, err = projection.NewLive(BoardsProjection(), lc("codemojex-boards"), sources(s, BoardsStreams)...)
+	name = "boards"
+	v.Boards, err = projection.NewLive(BoardsProjection(), lc("codemojex-"+name), sources(s, BoardsStreams)...)
 	add(v.Boards, err)
-	v.Lobby, err = projection.NewLive(LobbyProjection(), lc("codemojex-lobby"), sources(s, LobbyStreams)...)
+	name = "lobby"
+	v.Lobby, err = projection.NewLive(LobbyProjection(), lc("codemojex-"+name), sources(s, LobbyStreams)...)
 	add(v.Lobby, err)
-	v.Players, err = projection.NewLive(PlayersProjection(), lc("codemojex-players"), sources(s, PlayersStreams)...)
+	name = "players"
+	v.Players, err = projection.NewLive(PlayersProjection(), lc("codemojex-"+name), sources(s, PlayersStreams)...)
 	add(v.Players, err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -110,15 +127,23 @@ func sources(s func(string) projection.Source, names []string) []projection.Sour
 }
 
 // Run keeps every view current until ctx ends: each catches up and then
-// follows its streams live. It returns nil when ctx ends, or the first
-// failure of a view (the others are stopped).
+// follows its streams live. A view that fails (the engine restarting,
+// paused or unreachable, a snapshot that could not be saved) is brought
+// back on its own, with a backoff, from where it stopped, the others
+// running on; its failure and its recovery are logged once each. It
+// returns nil when ctx ends, and [projection.ErrRunning] when the views
+// are already running.
 func (v *Views) Run(ctx context.Context) error {
+	if !v.running.CompareAndSwap(false, true) {
+		return projection.ErrRunning
+	}
+	defer v.running.Store(false)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wg sync.WaitGroup
-	for _, l := range v.all {
+	for i, l := range v.all {
 		wg.Go(func() {
-			if err := l.Run(ctx); err != nil {
+			if err := v.keep(ctx, v.names[i], l); err != nil {
 				cancel(err)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/valkey-io/valkey-go"
@@ -12,7 +13,8 @@ import (
 // Conn is a connection to one engine (a server or a cluster). It is safe
 // for concurrent use.
 type Conn struct {
-	c valkey.Client
+	c  valkey.Client
+	wm *atomic.Int32 // the wait commands the engine has (durable.go); shared with pinned Conns
 }
 
 // Options configure [Dial].
@@ -86,7 +88,7 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if err != nil {
 		return nil, convert(err)
 	}
-	w := &Conn{c: timed{Client: c, d: o.CallTimeout}}
+	w := &Conn{c: timed{Client: c, d: o.CallTimeout}, wm: new(atomic.Int32)}
 	if err := w.c.Do(ctx, w.c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
 		return nil, convert(err)
