@@ -33,12 +33,14 @@ func TestOwnRacesStayPlain(t *testing.T) {
 	wg.Wait()
 	st := c.AppendStats()
 	require.EqualValues(t, 64*300, st.Records)
-	// A script a second refreshes the clock reading, and a doubly refused
-	// append is arbitrated by one: on a quiet machine a few in ten
-	// thousand, on one whose cores another process keeps busy a few in a
-	// hundred. A stream turned hot for its own races ran over a quarter of
-	// its appends as scripts.
-	require.Less(t, st.Scripts, st.Records/10, "own races sent the stream to the script: %+v", st)
+	// Every script here is a doubly refused append (two refused plain
+	// XADDs, then the script) or the clock reading's refresh (one a
+	// second): how many refusals there are depends on how often the
+	// machine preempts a goroutine between its mint and its send, so the
+	// bound is on the path, not on the count. A stream turned hot runs its
+	// appends as scripts without a refusal before them.
+	require.LessOrEqual(t, st.Scripts, st.Refused/2+10, "own races sent the stream to the script: %+v", st)
+	require.Less(t, st.Scripts, st.Records/4, "own races sent the stream to the script: %+v", st)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 64*300)
