@@ -224,6 +224,12 @@ func (w *Worker) count(err error, ok *atomicCounter) {
 	case errors.Is(err, ErrLeaseLost):
 		w.stats.lost.Add(1)
 		w.log.Debug("lanes: settle refused, lease lost", "err", err)
+	case outage.Transient(err):
+		// The outage is logged once by the watch; the job's lease lapses
+		// and the janitor gives it back (a second run, within
+		// at-least-once), so a line per job would only repeat the outage.
+		w.stats.errors.Add(1)
+		w.log.Debug("lanes: settle failed during an outage; the job is given back when its lease lapses", "err", err)
 	default:
 		w.stats.errors.Add(1)
 		w.log.Error("lanes: settle failed", "err", err)
