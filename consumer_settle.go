@@ -50,7 +50,7 @@ func (r *run) handle(j *job) {
 		r.settled(j)
 		return
 	}
-	err := r.call(j.b.ctx, j.d)
+	err := r.observe(j.b.ctx, j.d)
 	switch {
 	case err == nil:
 		r.acks.add(j.id)
@@ -100,7 +100,7 @@ func (r *run) ackLoop() {
 		for {
 			ids, left, closed := r.acks.take(r.c.cfg.AckBatch)
 			if len(ids) > 0 {
-				r.flush(ids)
+				r.ack(ids)
 			}
 			if left == 0 {
 				if closed {
@@ -114,7 +114,7 @@ func (r *run) ackLoop() {
 
 // flush acknowledges a batch, trying three times; entries whose ack is lost
 // stay pending and are delivered again (at least once).
-func (r *run) flush(batch []string) {
+func (r *run) flush(batch []string) error {
 	var err error
 	for try := range 3 {
 		ctx, cancel := context.WithTimeout(r.io, settleTimeout)
@@ -122,7 +122,7 @@ func (r *run) flush(batch []string) {
 		cancel()
 		if err == nil {
 			r.c.stats.acked.Add(int64(len(batch)))
-			return
+			return nil
 		}
 		if !transient(err) {
 			break
@@ -130,6 +130,7 @@ func (r *run) flush(batch []string) {
 		time.Sleep(time.Duration(try+1) * 10 * time.Millisecond)
 	}
 	r.c.log.Error("ack failed; entries stay pending and will be delivered again", "entries", len(batch), "err", err)
+	return err
 }
 
 // shutdown stops the workers (within Grace), flushes the acks and releases

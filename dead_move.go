@@ -35,6 +35,9 @@ func (r *run) deadLetter(j *job, cause string) {
 		moved, err = c.c.conn.DeadLetter(ctx, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, d.Entry.String(), id.EntryID().String(), pairs)
 		return err
 	})
+	if err != nil || moved {
+		r.deadLettered(*d, id, cause, err)
+	}
 	switch {
 	case err != nil:
 		c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)

@@ -162,6 +162,7 @@ type Worker struct {
 	stopped  chan struct{}
 
 	stats workerCounters
+	hooks []echomq.JobHook // the client's, see worker_hooks.go
 
 	beatsOff atomic.Bool // tests hold the heartbeat to let a lease lapse
 }
@@ -172,6 +173,7 @@ type run struct {
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
 	released bool // given back by Stop; the handler's result is dropped
+	ran      time.Duration // how long the handler ran, measured when hooks are set
 }
 
 // NewWorker returns a worker running h on q's jobs. It returns an
@@ -197,6 +199,7 @@ func NewWorker(q *Queue, h Handler, cfg *WorkerConfig) (*Worker, error) {
 		poke:    make(chan struct{}, 1),
 		due:     make(chan time.Duration, 64),
 		stopped: make(chan struct{}),
+		hooks:   echomq.HooksOf[echomq.JobHook](q.client),
 	}, nil
 }
 

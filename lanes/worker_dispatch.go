@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/echomq/echomq"
 )
 
 // settleTimeout bounds one settle, release or claim call made outside the
@@ -47,6 +49,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 				w.releaseNow(j)
 				continue
 			}
+			w.claimedJob(j)
 			w.queue <- w.track(j) // never blocks: the queue holds capacity jobs
 		}
 		if len(jobs) == want {
@@ -128,7 +131,7 @@ func (w *Worker) runJob(r *run) {
 		ctx, stop = context.WithTimeout(ctx, w.cfg.JobTimeout)
 		defer stop()
 	}
-	err := w.call(ctx, r.job)
+	err := w.timedCall(ctx, r)
 	w.finish(r, err, context.Cause(r.ctx))
 }
 
@@ -152,6 +155,7 @@ func (w *Worker) finish(r *run, err, cause error) {
 		// The heartbeat learned that the job is back in its lane: a settle
 		// would be refused, and the next claim runs it again.
 		w.stats.lost.Add(1)
+		w.settledJob(r, echomq.JobLost, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.base), settleTimeout)
@@ -163,29 +167,34 @@ func (w *Worker) finish(r *run, err, cause error) {
 	case err == nil:
 		err = w.q.Complete(ctx, job)
 		w.count(err, &w.stats.completed)
+		w.settledJob(r, echomq.JobCompleted, err)
 	case errors.Is(cause, errShutdown):
 		err = w.q.Release(ctx, job)
 		w.count(err, &w.stats.released)
+		w.settledJob(r, echomq.JobReleased, err)
 	case errors.As(err, &cancelled):
-		err = w.q.Kill(ctx, job, cancelled.Err)
-		w.count(err, &w.stats.dead)
+		kerr := w.q.Kill(ctx, job, cancelled.Err)
+		w.count(kerr, &w.stats.dead)
+		w.settledJob(r, echomq.JobDead, errors.Join(err, kerr))
 	default:
 		delay := w.cfg.Backoff(job.Attempt)
 		if errors.As(err, &retry) {
 			delay = retry.After
 		}
-		var st State
-		st, err = w.q.Fail(ctx, job, delay, err)
+		st, ferr := w.q.Fail(ctx, job, delay, err)
 		switch st {
 		case StateDead:
 			w.stats.dead.Add(1)
+			w.settledJob(r, echomq.JobDead, errors.Join(err, ferr))
 		case StateBackoff:
 			w.stats.retried.Add(1)
 			w.sweepAfter(delay)
+			w.settledJob(r, echomq.JobRetried, errors.Join(err, ferr))
 		case StateWaiting:
 			w.stats.retried.Add(1)
+			w.settledJob(r, echomq.JobRetried, errors.Join(err, ferr))
 		}
-		w.count(err, nil)
+		w.count(ferr, nil)
 	}
 }
 
@@ -198,6 +207,7 @@ func (w *Worker) giveBack(r *run) error {
 	defer cancel()
 	err := w.q.Release(ctx, r.job)
 	w.count(err, &w.stats.released)
+	w.settledJob(r, echomq.JobReleased, err)
 	if err != nil && !errors.Is(err, ErrLeaseLost) {
 		return err
 	}

@@ -34,6 +34,8 @@ type Options struct {
 	// DialTimeout bounds one connection attempt (the TCP dial and the
 	// handshake); <= 0: valkey-go's default (5s).
 	DialTimeout time.Duration
+	// OnCall, when set, observes every call (see [CallObserver]).
+	OnCall CallObserver
 }
 
 // URLError is a URL that cannot name an engine.
@@ -81,6 +83,9 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 		return nil, convert(err)
 	}
 	w := &Conn{c: timed{Client: c, d: o.CallTimeout}}
+	if o.OnCall != nil {
+		w.c = observed{Client: w.c, on: o.OnCall}
+	}
 	if err := w.c.Do(ctx, w.c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
 		return nil, convert(err)
