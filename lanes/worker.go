@@ -172,7 +172,7 @@ type run struct {
 	job      *Job
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
-	released bool // given back by Stop; the handler's result is dropped
+	released bool          // given back by Stop; the handler's result is dropped
 	ran      time.Duration // how long the handler ran, measured when hooks are set
 }
 

@@ -24,8 +24,8 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 	"github.com/echomq/echomq/projection"
-	"github.com/echomq/echomq/retention"
 	emqprom "github.com/echomq/echomq/prometheus"
+	"github.com/echomq/echomq/retention"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -214,7 +214,9 @@ func TestScriptedWorkload(t *testing.T) {
 	defer srv.Close()
 	got := scrape(t, srv.URL)
 
-	qs := func(stream string, kv ...string) []string { return append([]string{"queue", q, "stream", stream}, kv...) }
+	qs := func(stream string, kv ...string) []string {
+		return append([]string{"queue", q, "stream", stream}, kv...)
+	}
 	want := []struct {
 		name   string
 		labels []string

@@ -29,22 +29,22 @@ type MetricsConfig struct {
 // [echomq.CheckpointHook], and [prometheus.Collector]. One Metrics may
 // serve several clients; it is safe for concurrent use.
 type Metrics struct {
-	appends, appendErrors            *prometheus.CounterVec
-	appendDuration                   *prometheus.HistogramVec
-	calls, callErrors                *prometheus.CounterVec
-	callDuration                     *prometheus.HistogramVec
-	reads, readEvents                *prometheus.CounterVec
-	delivered, failed, acked, dead   *prometheus.CounterVec
-	trimmedAcks                      *prometheus.CounterVec
-	handleDuration                   *prometheus.HistogramVec
-	trims                            *prometheus.CounterVec
-	jobs                             *prometheus.CounterVec
-	claimWait, runDuration           *prometheus.HistogramVec
-	cycles, folded                   *prometheus.CounterVec
-	lastCycle, lastCycleOK           *prometheus.GaugeVec
-	cycleDuration                    *prometheus.HistogramVec
-	checkpoints                      *prometheus.CounterVec
-	all                              []prometheus.Collector
+	appends, appendErrors          *prometheus.CounterVec
+	appendDuration                 *prometheus.HistogramVec
+	calls, callErrors              *prometheus.CounterVec
+	callDuration                   *prometheus.HistogramVec
+	reads, readEvents              *prometheus.CounterVec
+	delivered, failed, acked, dead *prometheus.CounterVec
+	trimmedAcks                    *prometheus.CounterVec
+	handleDuration                 *prometheus.HistogramVec
+	trims                          *prometheus.CounterVec
+	jobs                           *prometheus.CounterVec
+	claimWait, runDuration         *prometheus.HistogramVec
+	cycles, folded                 *prometheus.CounterVec
+	lastCycle, lastCycleOK         *prometheus.GaugeVec
+	cycleDuration                  *prometheus.HistogramVec
+	checkpoints                    *prometheus.CounterVec
+	all                            []prometheus.Collector
 }
 
 // NewMetrics returns the hook-fed metrics; nil cfg means the defaults.
