@@ -24,6 +24,10 @@ local function cmp(a, b)
   if as ~= bs then return as < bs and -1 or 1 end
   return 0
 end
+local t = redis.pcall('TYPE', key)
+if type(t) == 'table' then t = t.ok end
+if t == 'none' then return {0, 1} end
+if t ~= 'stream' then return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value') end
 local n = redis.call('XLEN', key)
 if n == 0 then return {0, 1} end
 if last == '' then return {n, 1} end
