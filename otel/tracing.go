@@ -2,6 +2,7 @@ package emqotel
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -55,6 +56,25 @@ type Tracing struct {
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
 	inject bool
+	sends  sync.Map // queue "\x00" stream → *send: a send span's name and options, made once per stream
+}
+
+// send is what every send span of one stream starts with.
+type send struct {
+	name string
+	opts []trace.SpanStartOption
+}
+
+func (t *Tracing) send(queue, stream string) *send {
+	key := queue + "\x00" + stream
+	if v, ok := t.sends.Load(key); ok {
+		return v.(*send)
+	}
+	s := &send{name: "send " + stream, opts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(stream), AttrQueue.String(queue),
+			AttrOperationType.String("send"), AttrOperationName.String("append"))}}
+	v, _ := t.sends.LoadOrStore(key, s)
+	return v.(*send)
 }
 
 var (
@@ -86,9 +106,8 @@ type sendKey struct{}
 // PrepareAppend starts the send span and, with Config.Inject, writes its
 // trace context into copies of the records.
 func (t *Tracing) PrepareAppend(ctx context.Context, p *echomq.AppendPrepare) context.Context {
-	ctx, span := t.tracer.Start(ctx, "send "+p.Stream, trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(p.Stream), AttrQueue.String(p.Queue),
-			AttrOperationType.String("send"), AttrOperationName.String("append")))
+	sd := t.send(p.Queue, p.Stream)
+	ctx, span := t.tracer.Start(ctx, sd.name, sd.opts...)
 	if t.inject {
 		for i, f := range p.Records {
 			out := make(echomq.Fields, len(f), len(f)+4)
@@ -105,9 +124,8 @@ func (t *Tracing) PrepareAppend(ctx context.Context, p *echomq.AppendPrepare) co
 func (t *Tracing) OnAppend(ctx context.Context, a echomq.AppendInfo) {
 	span, ok := ctx.Value(sendKey{}).(trace.Span)
 	if !ok {
-		_, span = t.tracer.Start(ctx, "send "+a.Stream, trace.WithSpanKind(trace.SpanKindProducer), trace.WithTimestamp(a.Start),
-			trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(a.Stream), AttrQueue.String(a.Queue),
-				AttrOperationType.String("send"), AttrOperationName.String("append")))
+		sd := t.send(a.Queue, a.Stream)
+		_, span = t.tracer.Start(ctx, sd.name, append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, sd.opts...)...)
 	}
 	if a.Batch {
 		span.SetAttributes(AttrBatchCount.Int(a.Records))
