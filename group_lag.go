@@ -3,8 +3,6 @@ package echomq
 import (
 	"context"
 	"fmt"
-
-	"github.com/echomq/echomq/internal/wire"
 )
 
 // DefaultCountLimit is the default bound of [Stream.CountAfter] and
@@ -76,29 +74,20 @@ type GroupLag struct {
 // [ErrGroupNotFound] when the stream has no such group; others as
 // [Stream.CountAfter].
 func (g *Group) Lag(ctx context.Context, limit int64) (GroupLag, error) {
-	if g.err != nil {
-		return GroupLag{}, opError("lag", g.s.key, g.err)
-	}
-	rows, err := g.s.c.conn.XInfoGroups(ctx, g.s.key)
+	r, err := g.row(ctx)
 	if err != nil {
 		return GroupLag{}, opError("lag", g.s.key, err)
 	}
-	for _, r := range rows {
-		if r.Name != g.name {
-			continue
+	gl := GroupLag{Pending: r.Pending, EngineLag: r.Lag}
+	if r.LastDeliveredID != "" {
+		if gl.LastDelivered, err = ParseEntryID(r.LastDeliveredID); err != nil {
+			return GroupLag{}, opError("lag", g.s.key, err)
 		}
-		gl := GroupLag{Pending: r.Pending, EngineLag: r.Lag}
-		if r.LastDeliveredID != "" {
-			if gl.LastDelivered, err = ParseEntryID(r.LastDeliveredID); err != nil {
-				return GroupLag{}, opError("lag", g.s.key, err)
-			}
-		}
-		cnt, err := g.s.CountAfter(ctx, gl.LastDelivered, limit)
-		if err != nil {
-			return GroupLag{}, err
-		}
-		gl.Lag, gl.Exact = cnt.N, cnt.Exact
-		return gl, nil
 	}
-	return GroupLag{}, opError("lag", g.s.key, &wire.ServerError{Prefix: "NOGROUP", Message: "NOGROUP no consumer group " + g.name})
+	cnt, err := g.s.CountAfter(ctx, gl.LastDelivered, limit)
+	if err != nil {
+		return GroupLag{}, err
+	}
+	gl.Lag, gl.Exact = cnt.N, cnt.Exact
+	return gl, nil
 }

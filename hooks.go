@@ -259,12 +259,4 @@ func (c *Client) Hooks() []Hook { return append([]Hook(nil), c.cfg.Hooks...) }
 // HooksOf returns the hooks of c that implement T, in configuration order;
 // nil when there are none. A package built on a Client calls it once, when
 // it is made, to find the hooks it reports to.
-func HooksOf[T any](c *Client) []T {
-	var out []T
-	for _, h := range c.cfg.Hooks {
-		if t, ok := h.(T); ok {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+func HooksOf[T any](c *Client) []T { return pick[T](c.cfg.Hooks) }

@@ -20,42 +20,27 @@ type hookSet struct {
 }
 
 func newHookSet(hs []Hook) hookSet {
-	var s hookSet
+	return hookSet{
+		append: pick[AppendHook](hs), prepare: pick[AppendPrepareHook](hs), read: pick[ReadHook](hs),
+		deliver: pick[DeliverHook](hs), ack: pick[AckHook](hs), dead: pick[DeadLetterHook](hs), trim: pick[TrimHook](hs),
+	}
+}
+
+// pick returns the hooks of hs that implement T, in order; nil for none.
+func pick[T any](hs []Hook) []T {
+	var out []T
 	for _, h := range hs {
-		if v, ok := h.(AppendHook); ok {
-			s.append = append(s.append, v)
-		}
-		if v, ok := h.(AppendPrepareHook); ok {
-			s.prepare = append(s.prepare, v)
-		}
-		if v, ok := h.(ReadHook); ok {
-			s.read = append(s.read, v)
-		}
-		if v, ok := h.(DeliverHook); ok {
-			s.deliver = append(s.deliver, v)
-		}
-		if v, ok := h.(AckHook); ok {
-			s.ack = append(s.ack, v)
-		}
-		if v, ok := h.(DeadLetterHook); ok {
-			s.dead = append(s.dead, v)
-		}
-		if v, ok := h.(TrimHook); ok {
-			s.trim = append(s.trim, v)
+		if t, ok := h.(T); ok {
+			out = append(out, t)
 		}
 	}
-	return s
+	return out
 }
 
 // callObserver returns the wire observer of the client's EngineCallHooks,
 // nil when there are none (then the connection has no observer at all).
 func callObserver(hs []Hook) wire.CallObserver {
-	var calls []EngineCallHook
-	for _, h := range hs {
-		if v, ok := h.(EngineCallHook); ok {
-			calls = append(calls, v)
-		}
-	}
+	calls := pick[EngineCallHook](hs)
 	if len(calls) == 0 {
 		return nil
 	}

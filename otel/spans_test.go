@@ -31,7 +31,7 @@ func tracer(t *testing.T, inject bool) (*emqotel.Tracing, *tracetest.SpanRecorde
 func attrs(s sdktrace.ReadOnlySpan) map[string]string {
 	m := map[string]string{}
 	for _, kv := range s.Attributes() {
-		m[string(kv.Key)] = kv.Value.Emit()
+		m[string(kv.Key)] = kv.Value.String()
 	}
 	return m
 }

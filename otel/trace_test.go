@@ -122,10 +122,7 @@ func TestConsumerSpanLinksToProducer(t *testing.T) {
 	require.Equal(t, spanID, link.SpanID().String())
 	require.True(t, link.IsRemote())
 	require.NotEqual(t, parentID, spanID)
-	attrs := map[string]string{}
-	for _, kv := range process.Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
-	}
+	attrs := attrs(process)
 	require.Equal(t, "echomq", attrs["messaging.system"])
 	require.Equal(t, "orders", attrs["messaging.destination.name"])
 	require.Equal(t, "process", attrs["messaging.operation.type"])
