@@ -1,7 +1,10 @@
 // Package hookbench measures what hooks cost: the same workloads through a
-// client with hooks and one without, on one private engine, in alternating
-// rounds of one run (see echomqtest.CompareRounds). The metrics and tracing
-// modules run it on their hooks; BENCHMARKS.md records the ratios.
+// client with hooks ("on") and one without ("off"), on one private engine,
+// in the same run. The two sides are interleaved finely — appends
+// alternate one by one (the order flipping every pair), consumers run side
+// by side — so a noisy neighbour on a shared machine slows both alike and
+// the ratio stays meaningful. The metrics and tracing modules run it on
+// their hooks; BENCHMARKS.md records the ratios.
 package hookbench
 
 import (
@@ -10,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,26 +22,26 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 )
 
-// Rounds of the comparisons: operations per contender per round.
+// Sizes of the comparisons.
 const (
-	SerialRound   = 256  // serial appends
-	ParallelRound = 2048 // appends from Writers goroutines
-	ConsumeRound  = 2000 // entries appended and consumed end to end
-	Writers       = 64
-	consumeBatch  = 100
+	Writers      = 64   // goroutines of append/parallel64
+	ConsumeRound = 2000 // entries per side per round of consume
+	consumeBatch = 100
 )
 
 var payload = echomq.F("room", "lobby-7", "player", "PLR0KHTOWnGLuC", "points", "120")
 
+// Wrap wraps the "on" consumer's handler (a tracer's handler span); nil
+// leaves it as it is.
+type Wrap func(echomq.HandlerFunc) echomq.HandlerFunc
+
 // Compare runs, as sub-benchmarks of b, Append from one goroutine
 // ("append/serial"), from 64 ("append/parallel64"), and a consumer's
-// end-to-end throughput ("consume": AppendBatch of 2000 entries into a
-// fresh stream while a consumer handles and acknowledges them) with hooks
-// ("on") and without ("off"). Each reports on_ops/s, off_ops/s and
+// end-to-end throughput ("consume": entries appended in batches to a fresh
+// stream while a consumer handles and acknowledges them) through a client
+// with hooks and one without. Each reports on_ops/s, off_ops/s and
 // x_vs_off: the throughput with hooks divided by the throughput without.
-// wrap, when not nil, wraps the "on" consumer's handler (a tracer's
-// handler span).
-func Compare(b *testing.B, hooks []echomq.Hook, wrap func(echomq.HandlerFunc) echomq.HandlerFunc) {
+func Compare(b *testing.B, hooks []echomq.Hook, wrap Wrap) {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
 	connect := func(node int, hs []echomq.Hook) *echomq.Client {
@@ -50,74 +54,140 @@ func Compare(b *testing.B, hooks []echomq.Hook, wrap func(echomq.HandlerFunc) ec
 	}
 	on, off := connect(1, hooks), connect(2, nil)
 	q := echomqtest.Queue(b)
-	appendSide := func(name string, c *echomq.Client, run func(n int, op func() error) error) echomqtest.Side {
-		s := c.Stream(q, "append-"+name)
-		op := func() error { _, err := s.Append(context.Background(), payload); return err }
-		return echomqtest.Side{Name: name, Reset: func() error { _, err := c.Do(context.Background(), "DEL", s.Key()); return err },
-			Run: func(n int) error { return run(n, op) }}
+	appendOp := func(c *echomq.Client, name string) func() error {
+		s := c.Stream(q, name)
+		return func() error { _, err := s.Append(context.Background(), payload); return err }
 	}
-	serial := func(n int, op func() error) error { return echomqtest.Repeat(n, op) }
-	parallel := func(n int, op func() error) error { return echomqtest.FanOut(Writers, n, op) }
 	b.Run("append/serial", func(b *testing.B) {
-		echomqtest.CompareRounds(b, SerialRound, "ops/s", appendSide("on", on, serial), appendSide("off", off, serial))
+		pairs(b, 1, appendOp(on, "serial-on"), appendOp(off, "serial-off"))
 	})
 	b.Run("append/parallel64", func(b *testing.B) {
-		echomqtest.CompareRounds(b, ParallelRound, "ops/s", appendSide("on", on, parallel), appendSide("off", off, parallel))
+		pairs(b, Writers, appendOp(on, "parallel-on"), appendOp(off, "parallel-off"))
 	})
-	b.Run("consume", func(b *testing.B) {
-		echomqtest.CompareRounds(b, ConsumeRound, "ops/s", consumeSide("on", on, q, wrap), consumeSide("off", off, q, nil))
-	})
+	b.Run("consume", func(b *testing.B) { consume(b, on, off, q, wrap) })
 }
 
-// consumeSide appends n entries to a fresh stream in batches while a
-// consumer of the same client handles them, and stops once every one was
-// handled (the stop flushes the last acknowledgements).
-func consumeSide(name string, c *echomq.Client, q string, wrap func(echomq.HandlerFunc) echomq.HandlerFunc) echomqtest.Side {
-	var round atomic.Int64
-	quiet := slog.New(slog.DiscardHandler)
-	return echomqtest.Side{Name: name, Run: func(n int) error {
-		ctx := context.Background()
-		s := c.Stream(q, fmt.Sprintf("consume-%s-%d", name, round.Add(1)))
-		var handled atomic.Int64
-		done := make(chan struct{})
-		handle := echomq.HandlerFunc(func(context.Context, echomq.Delivery) error {
-			if handled.Add(1) == int64(n) {
-				close(done)
+// pairs runs b.N pairs of operations, one of each side, spread over
+// writers goroutines; each goroutine alternates the sides and flips their
+// order every pair, timing each operation.
+func pairs(b *testing.B, writers int, onOp, offOp func() error) {
+	b.Helper()
+	var onNs, offNs atomic.Int64
+	var once sync.Once
+	var first error
+	fail := func(err error) { once.Do(func() { first = err }) }
+	n := b.N
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for g := range writers {
+		share := n / writers
+		if g < n%writers {
+			share++
+		}
+		wg.Go(func() {
+			for i := range share {
+				sides := [2]func() error{onOp, offOp}
+				sums := [2]*atomic.Int64{&onNs, &offNs}
+				if (i+g)%2 == 1 {
+					sides[0], sides[1], sums[0], sums[1] = sides[1], sides[0], sums[1], sums[0]
+				}
+				for k := range 2 {
+					start := time.Now()
+					if err := sides[k](); err != nil {
+						fail(err)
+						return
+					}
+					sums[k].Add(int64(time.Since(start)))
+				}
 			}
-			return nil
 		})
-		if wrap != nil {
-			handle = wrap(handle)
+	}
+	wg.Wait()
+	b.StopTimer()
+	if first != nil {
+		b.Fatal(first)
+	}
+	report(b, float64(n), time.Duration(onNs.Load())/time.Duration(writers), time.Duration(offNs.Load())/time.Duration(writers))
+}
+
+// consume runs rounds in which both sides, side by side, append
+// ConsumeRound entries to fresh streams and consume them; each side's time
+// runs from the round's start to its consumer's stop.
+func consume(b *testing.B, on, off *echomq.Client, q string, wrap Wrap) {
+	b.Helper()
+	var onT, offT time.Duration
+	rounds := 0
+	for b.Loop() {
+		rounds++
+		var wg sync.WaitGroup
+		var errOn, errOff error
+		var dOn, dOff time.Duration
+		wg.Go(func() { dOn, errOn = endToEnd(on, q, fmt.Sprintf("on-%d", rounds), wrap) })
+		wg.Go(func() { dOff, errOff = endToEnd(off, q, fmt.Sprintf("off-%d", rounds), nil) })
+		wg.Wait()
+		onT, offT = onT+dOn, offT+dOff
+		if err := errors.Join(errOn, errOff); err != nil {
+			b.Fatal(err)
 		}
-		cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: s.Name(), Group: "g", Start: echomq.StartHead,
-			Beat: 100 * time.Millisecond, Concurrency: 4, Logger: quiet, Handle: handle})
-		if err != nil {
-			return err
+	}
+	report(b, float64(rounds*ConsumeRound), onT, offT)
+}
+
+// report sets the ops/s of each side and their ratio.
+func report(b *testing.B, ops float64, onT, offT time.Duration) {
+	b.ReportMetric(ops/onT.Seconds(), "on_ops/s")
+	b.ReportMetric(ops/offT.Seconds(), "off_ops/s")
+	b.ReportMetric(offT.Seconds()/onT.Seconds(), "x_vs_off")
+}
+
+// endToEnd appends ConsumeRound entries in batches to a fresh stream while
+// a consumer of the same client handles them, and returns the time until
+// the consumer, every entry handled, has stopped (the stop flushes the last
+// acknowledgements).
+func endToEnd(c *echomq.Client, q, name string, wrap Wrap) (time.Duration, error) {
+	ctx := context.Background()
+	s := c.Stream(q, "consume-"+name)
+	var handled atomic.Int64
+	done := make(chan struct{})
+	handle := echomq.HandlerFunc(func(context.Context, echomq.Delivery) error {
+		if handled.Add(1) == ConsumeRound {
+			close(done)
 		}
-		if err := cons.Start(ctx); err != nil {
-			return err
+		return nil
+	})
+	if wrap != nil {
+		handle = wrap(handle)
+	}
+	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: s.Name(), Group: "g", Start: echomq.StartHead,
+		Beat: 100 * time.Millisecond, Concurrency: 4, Logger: slog.New(slog.DiscardHandler), Handle: handle})
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	if err := cons.Start(ctx); err != nil {
+		return 0, err
+	}
+	batch := make([]echomq.Fields, consumeBatch)
+	for i := range batch {
+		batch[i] = payload
+	}
+	for left := ConsumeRound; left > 0; left -= consumeBatch {
+		if _, err := s.AppendBatch(ctx, batch[:min(left, consumeBatch)]); err != nil {
+			return 0, errors.Join(err, cons.Stop(ctx))
 		}
-		batch := make([]echomq.Fields, consumeBatch)
-		for i := range batch {
-			batch[i] = payload
-		}
-		for left := n; left > 0; left -= consumeBatch {
-			if _, err := s.AppendBatch(ctx, batch[:min(left, consumeBatch)]); err != nil {
-				return errors.Join(err, cons.Stop(ctx))
-			}
-		}
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			return errors.Join(errors.New("hookbench: consumer did not finish"), cons.Stop(ctx))
-		}
-		if err := cons.Stop(ctx); err != nil {
-			return err
-		}
-		if st := cons.Stats(); st.Acked != int64(n) {
-			return fmt.Errorf("hookbench: %d of %d acknowledged", st.Acked, n)
-		}
-		_, err = c.Do(ctx, "DEL", s.Key())
-		return err
-	}}
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		return 0, errors.Join(errors.New("hookbench: consumer did not finish"), cons.Stop(ctx))
+	}
+	if err := cons.Stop(ctx); err != nil {
+		return 0, err
+	}
+	d := time.Since(start)
+	if st := cons.Stats(); st.Acked != ConsumeRound {
+		return 0, fmt.Errorf("hookbench: %d of %d acknowledged", st.Acked, ConsumeRound)
+	}
+	_, err = c.Do(ctx, "DEL", s.Key())
+	return d, err
 }
