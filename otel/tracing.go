@@ -127,9 +127,11 @@ func (t *Tracing) OnAppend(ctx context.Context, a echomq.AppendInfo) {
 		sd := t.send(a.Queue, a.Stream)
 		_, span = t.tracer.Start(ctx, sd.name, append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, sd.opts...)...)
 	}
-	if a.Batch {
+	switch {
+	case !span.IsRecording(): // not sampled: spend nothing on attributes
+	case a.Batch:
 		span.SetAttributes(AttrBatchCount.Int(a.Records))
-	} else if !a.ID.IsZero() {
+	case !a.ID.IsZero():
 		span.SetAttributes(AttrMessageID.String(a.ID.String()))
 	}
 	failed(span, a.Err)
@@ -142,11 +144,13 @@ func (t *Tracing) OnAppend(ctx context.Context, a echomq.AppendInfo) {
 func (t *Tracing) Handler(h echomq.HandlerFunc) echomq.HandlerFunc {
 	return func(ctx context.Context, d echomq.Delivery) error {
 		ctx, span := t.tracer.Start(ctx, "process "+d.Stream, trace.WithSpanKind(trace.SpanKindConsumer),
-			trace.WithLinks(t.links(d.Fields)...),
-			trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(d.Stream), AttrQueue.String(d.Queue),
-				AttrOperationType.String("process"), AttrOperationName.String("handle"), AttrGroup.String(d.Group),
-				AttrMessageID.String(d.Key()), AttrDeliveryCount.Int64(d.Attempts)))
+			trace.WithLinks(t.links(d.Fields)...))
 		defer span.End()
+		if span.IsRecording() {
+			span.SetAttributes(AttrSystem.String(System), AttrDestination.String(d.Stream), AttrQueue.String(d.Queue),
+				AttrOperationType.String("process"), AttrOperationName.String("handle"), AttrGroup.String(d.Group),
+				AttrMessageID.String(d.Key()), AttrDeliveryCount.Int64(d.Attempts))
+		}
 		err := h(ctx, d)
 		failed(span, err)
 		return err
