@@ -71,3 +71,31 @@ func Example() {
 	// echomq_group_lag{group="billing",queue="shop",stream="orders"} 3
 	// echomq_stream_length{queue="shop",stream="orders"} 3
 }
+
+// A server's /metrics in one call: the hook-fed metrics and the collector
+// with the Go runtime and process metrics beside them.
+func ExampleNewHandler() {
+	metrics := emqprom.NewMetrics(nil)
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{metrics}, Notice: io.Discard})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	collector, err := emqprom.NewCollector(emqprom.CollectorConfig{Client: client})
+	if err != nil {
+		panic(err)
+	}
+	h, err := emqprom.NewHandler(metrics, collector)
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", h)
+
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body := rec.Body.String()
+	fmt.Println(rec.Code, strings.Contains(body, "go_goroutines"), strings.Contains(body, "echomq_scrape_duration_seconds"))
+	// Output:
+	// 200 true true
+}
