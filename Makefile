@@ -14,7 +14,7 @@ SHELL := bash
 
 GO       ?= go
 PKGS     ?= github.com/echomq/echomq/...
-MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard watermill
+MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
 

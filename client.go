@@ -26,6 +26,7 @@ type Client struct {
 	lease    *nodelease.Lease
 	eclock   *engineClock
 	astats   appendCounters
+	hooks    hookSet
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -47,7 +48,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, closed: make(chan struct{}), eclock: newEngineClock()}
+	c := &Client{cfg: cfg, closed: make(chan struct{}), eclock: newEngineClock(), hooks: newHookSet(cfg.Hooks)}
 	opts := wire.Options{URL: cfg.URL, ClientName: cfg.ClientName, CallTimeout: cfg.CallTimeout, DialTimeout: cfg.DialTimeout, FlushDelay: cfg.FlushDelay}
 	switch {
 	case cfg.URL == "":
@@ -68,6 +69,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		}
 		fmt.Fprintf(notice, "echomq: using the embedded in-process engine at %s; nothing persists when the process exits\n", e.Addr)
 	}
+	opts.OnCall = callObserver(cfg.Hooks)
 	conn, err := wire.Dial(ctx, opts)
 	if err != nil {
 		c.stopEmbedded()

@@ -115,6 +115,12 @@ type Config struct {
 
 	// Notice receives the embedded-engine notice. Defaults to os.Stderr.
 	Notice io.Writer
+
+	// Hooks observe the client's work: engine calls, appends, reads,
+	// deliveries, acknowledgements, dead letters, trims, and the lanes,
+	// archive and projection services built on the client (see [Hook]).
+	// Defaults to none, which costs nothing.
+	Hooks []Hook
 }
 
 // DefaultCallTimeout is the default of [Config.CallTimeout].

@@ -75,6 +75,7 @@ func runConformance(t *testing.T, open target) {
 		"ScanPages":             testScanPages,
 		"Follow":                testFollow,
 		"Info":                  testInfo,
+		"CountAfter":            testCountAfter,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -164,6 +164,7 @@ func (r *run) fetch() error {
 			claimCursor = ac.Next
 			r.c.stats.trimmed.Add(int64(len(ac.Deleted)))
 			r.c.stats.reclaimed.Add(int64(len(ac.Entries)))
+			r.acked(len(ac.Deleted), true, 0, nil)
 			r.dispatchPending(ac.Entries, lastClaim)
 		}
 		ctx, cancel := context.WithTimeout(r.io, cfg.Beat+readSlack)
@@ -213,9 +214,11 @@ func (r *run) dispatchPending(entries []wire.Entry, since time.Time) {
 		r.c.stats.trimmed.Add(int64(len(gone)))
 		// Acknowledged at once, not through the ack batch: a reclaim in
 		// the meantime would report the same trimmed entries again.
-		if _, err := r.c.c.conn.XAck(r.io, r.c.s.key, r.c.cfg.Group, gone...); err != nil {
+		_, err := r.c.c.conn.XAck(r.io, r.c.s.key, r.c.cfg.Group, gone...)
+		if err != nil {
 			r.acks.add(gone...)
 		}
+		r.acked(len(gone), true, 0, err)
 	}
 	if len(live) == 0 {
 		return

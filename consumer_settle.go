@@ -52,7 +52,7 @@ func (r *run) handle(j *job) {
 		r.settled(j)
 		return
 	}
-	err := r.call(j.b.ctx, j.d)
+	err := r.observe(j.b.ctx, j.d)
 	switch {
 	case err == nil:
 		r.acks.add(j.id)
@@ -105,7 +105,7 @@ func (r *run) ackLoop() {
 		for {
 			ids, left, closed := r.acks.take(r.c.cfg.AckBatch)
 			if len(ids) > 0 {
-				r.flush(ids)
+				r.ack(ids)
 			}
 			if left == 0 {
 				if closed {
@@ -117,11 +117,12 @@ func (r *run) ackLoop() {
 	}
 }
 
-// flush acknowledges a batch. A transient failure is retried with a
-// backoff for as long as the consumer runs (an outage delays the ack, it
-// does not lose it), then three more times once it is stopping; entries
-// whose ack is lost stay pending and are delivered again (at least once).
-func (r *run) flush(batch []string) {
+// flush acknowledges a batch and returns the last failure, if any. A
+// transient failure is retried with a backoff for as long as the consumer
+// runs (an outage delays the ack, it does not lose it), then three more
+// times once it is stopping; entries whose ack is lost stay pending and are
+// delivered again (at least once).
+func (r *run) flush(batch []string) error {
 	var (
 		err   error
 		back  outage.Backoff
@@ -134,7 +135,7 @@ func (r *run) flush(batch []string) {
 		if err == nil {
 			r.c.watch.OK()
 			r.c.stats.acked.Add(int64(len(batch)))
-			return
+			return nil
 		}
 		if !transient(err) {
 			break
@@ -150,6 +151,7 @@ func (r *run) flush(batch []string) {
 		outage.Sleep(r.stop, back.Next())
 	}
 	r.c.log.Error("ack failed; entries stay pending and will be delivered again", "entries", len(batch), "err", err)
+	return err
 }
 
 // shutdown stops the workers (within Grace), flushes the acks and releases

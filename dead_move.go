@@ -12,6 +12,9 @@ func (r *run) deadLetter(j *job, cause string) {
 	d := &j.d
 	origin := d.Key()
 	id, moved, err := moveToDead(r.io, c.c, c.s.key, c.dead.key, c.cfg.Group, c.cfg.Name, *d, cause)
+	if err != nil || moved {
+		r.deadLettered(*d, id, cause, err)
+	}
 	switch {
 	case err != nil:
 		c.log.Error("dead-lettering failed; entry stays pending", "entry", d.Entry, "id", origin, "err", err)

@@ -85,20 +85,30 @@ func (s *Stream) groupInfo(ctx context.Context, r wire.GroupRow) (GroupInfo, err
 // handle's [*NameError] (before any I/O), [ErrGroupNotFound] when the
 // stream has no such group, others as [Stream.Groups].
 func (g *Group) Info(ctx context.Context) (GroupInfo, error) {
-	if g.err != nil {
-		return GroupInfo{}, opError("group info", g.s.key, g.err)
-	}
-	rows, err := g.s.c.conn.XInfoGroups(ctx, g.s.key)
+	r, err := g.row(ctx)
 	if err != nil {
 		return GroupInfo{}, opError("group info", g.s.key, err)
 	}
+	gi, err := g.s.groupInfo(ctx, r)
+	return gi, opError("group info", g.s.key, err)
+}
+
+// row returns the group's XINFO GROUPS row: the handle's name error, or a
+// NOGROUP [*ServerError] when the stream has no such group.
+func (g *Group) row(ctx context.Context) (wire.GroupRow, error) {
+	if g.err != nil {
+		return wire.GroupRow{}, g.err
+	}
+	rows, err := g.s.c.conn.XInfoGroups(ctx, g.s.key)
+	if err != nil {
+		return wire.GroupRow{}, err
+	}
 	for _, r := range rows {
 		if r.Name == g.name {
-			gi, err := g.s.groupInfo(ctx, r)
-			return gi, opError("group info", g.s.key, err)
+			return r, nil
 		}
 	}
-	return GroupInfo{}, opError("group info", g.s.key, &wire.ServerError{Prefix: "NOGROUP", Message: "NOGROUP no consumer group " + g.name})
+	return wire.GroupRow{}, &wire.ServerError{Prefix: "NOGROUP", Message: "NOGROUP no consumer group " + g.name}
 }
 
 // PendingOpts select the entries [Group.Pending] lists; nil means the

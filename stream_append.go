@@ -39,6 +39,13 @@ func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
 // script on the stream's slot. Bad options are an [*ArgumentError] or a
 // [*KindError] before any I/O.
 func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
+	if s.c.hooks.appends() {
+		return s.appendObserved(ctx, f, opts)
+	}
+	return s.appendWith(ctx, f, opts)
+}
+
+func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	if err := s.ready(ctx); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
@@ -115,6 +122,13 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 // the engine's clock returns a [*SkewError], and nothing is written. Other
 // errors as [Stream.Append].
 func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
+	if s.c.hooks.appends() {
+		return s.appendIDObserved(ctx, id, f)
+	}
+	return s.appendID(ctx, id, f)
+}
+
+func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 	if err := s.ready(ctx); err != nil {
 		return opError("append", s.key, err)
 	}
@@ -202,6 +216,13 @@ func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error
 // must have before the batch ([*ConflictError] otherwise); all or nothing.
 // An error of the script fails every record ([*BatchError]).
 func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
+	if s.c.hooks.appends() {
+		return s.appendBatchObserved(ctx, records, opts)
+	}
+	return s.appendBatchWith(ctx, records, opts)
+}
+
+func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, opError("append batch", s.key, err)
 	}

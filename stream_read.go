@@ -48,6 +48,13 @@ func (o *ReadOpts) get() (count int64, rev bool, err error) {
 // [*ArgumentError] for a negative count (all before I/O), [ErrWrongType],
 // [ErrClosed], context errors, [*ServerError], [*TransportError].
 func (s *Stream) Read(ctx context.Context, r Range, opts *ReadOpts) ([]Event, error) {
+	if len(s.c.hooks.read) > 0 {
+		return s.readObserved(ctx, r, opts)
+	}
+	return s.readRange(ctx, r, opts)
+}
+
+func (s *Stream) readRange(ctx context.Context, r Range, opts *ReadOpts) ([]Event, error) {
 	if err := s.ready(ctx); err != nil {
 		return nil, opError("read", s.key, err)
 	}

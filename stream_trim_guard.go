@@ -51,6 +51,13 @@ type TrimResult struct {
 // [TrimSpec.Force]; an [*IDError] when the watermark cache holds no EVT id
 // (a forced trim cannot count against it); the engine's errors.
 func (s *Stream) TrimReport(ctx context.Context, t TrimSpec) (TrimResult, error) {
+	if len(s.c.hooks.trim) > 0 {
+		return s.trimObserved(ctx, t)
+	}
+	return s.trimReport(ctx, t)
+}
+
+func (s *Stream) trimReport(ctx context.Context, t TrimSpec) (TrimResult, error) {
 	var res TrimResult
 	if err := s.ready(ctx); err != nil {
 		return res, opError("trim", s.key, err)

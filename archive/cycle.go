@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/clientconn"
@@ -59,8 +60,10 @@ func (a *Archiver) Cycle(ctx context.Context, p Policy) (CycleResult, error) {
 	if err := p.Validate(); err != nil {
 		return res, streamErr("cycle", p.Queue, p.Stream, err)
 	}
-	err := a.cycle(ctx, p, &res)
-	return res, streamErr("cycle", p.Queue, p.Stream, err)
+	start := time.Now()
+	err := streamErr("cycle", p.Queue, p.Stream, a.cycle(ctx, p, &res))
+	a.cycled(ctx, start, res, err)
+	return res, err
 }
 
 func (a *Archiver) cycle(ctx context.Context, p Policy, res *CycleResult) error {
@@ -141,7 +144,9 @@ func (a *Archiver) trim(ctx context.Context, stream *echomq.Stream, w echomq.ID)
 	if !ok {
 		return 0, nil
 	}
+	start := time.Now()
 	n, err := clientconn.Of(stream.Client()).XTrim(ctx, stream.Key(), "MINID", true, succ.String())
+	a.trimmed(ctx, stream, n, time.Since(start), err)
 	if err != nil {
 		return n, &echomq.OpError{Op: "trim", Key: stream.Key(), Err: err}
 	}

@@ -175,9 +175,10 @@ type Worker struct {
 	stopped  chan struct{}
 
 	stats  workerCounters
-	watch  *outage.Watch   // logs each outage of the engine once
-	halt   context.Context // ends when Stop begins: settle retries give up
-	failed outcome         // the permanent error the worker stopped on
+	watch  *outage.Watch    // logs each outage of the engine once
+	halt   context.Context  // ends when Stop begins: settle retries give up
+	failed outcome          // the permanent error the worker stopped on
+	hooks  []echomq.JobHook // the client's, see worker_hooks.go
 
 	beatsOff atomic.Bool // tests hold the heartbeat to let a lease lapse
 }
@@ -187,7 +188,8 @@ type run struct {
 	job      *Job
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
-	released bool // given back by Stop; the handler's result is dropped
+	released bool          // given back by Stop; the handler's result is dropped
+	ran      time.Duration // how long the handler ran, measured when hooks are set
 }
 
 // NewWorker returns a worker running h on q's jobs. It returns an
@@ -214,6 +216,7 @@ func NewWorker(q *Queue, h Handler, cfg *WorkerConfig) (*Worker, error) {
 		poke:    make(chan struct{}, 1),
 		due:     make(chan time.Duration, 64),
 		stopped: make(chan struct{}),
+		hooks:   echomq.HooksOf[echomq.JobHook](q.client),
 	}, nil
 }
 

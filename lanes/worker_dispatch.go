@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/outage"
 )
 
@@ -52,6 +53,7 @@ func (w *Worker) dispatch(ctx context.Context) {
 				w.releaseNow(j)
 				continue
 			}
+			w.claimedJob(j)
 			w.queue <- w.track(j) // never blocks: the queue holds capacity jobs
 		}
 		if len(jobs) == want {
@@ -135,7 +137,7 @@ func (w *Worker) runJob(r *run) {
 		ctx, stop = context.WithTimeout(ctx, w.cfg.JobTimeout)
 		defer stop()
 	}
-	err := w.call(ctx, r.job)
+	err := w.timedCall(ctx, r)
 	w.finish(r, err, context.Cause(r.ctx))
 }
 
@@ -159,6 +161,7 @@ func (w *Worker) finish(r *run, err, cause error) {
 		// The heartbeat learned that the job is back in its lane: a settle
 		// would be refused, and the next claim runs it again.
 		w.stats.lost.Add(1)
+		w.settledJob(r, echomq.JobLost, err)
 		return
 	}
 	job := r.job
@@ -168,12 +171,15 @@ func (w *Worker) finish(r *run, err, cause error) {
 	case err == nil:
 		err = w.settle("complete", func(ctx context.Context) error { return w.q.Complete(ctx, job) })
 		w.count(err, &w.stats.completed)
+		w.settledJob(r, echomq.JobCompleted, err)
 	case errors.Is(cause, errShutdown):
 		err = w.settle("release", func(ctx context.Context) error { return w.q.Release(ctx, job) })
 		w.count(err, &w.stats.released)
+		w.settledJob(r, echomq.JobReleased, err)
 	case errors.As(err, &cancelled):
-		err = w.settle("kill", func(ctx context.Context) error { return w.q.Kill(ctx, job, cancelled.Err) })
-		w.count(err, &w.stats.dead)
+		kerr := w.settle("kill", func(ctx context.Context) error { return w.q.Kill(ctx, job, cancelled.Err) })
+		w.count(kerr, &w.stats.dead)
+		w.settledJob(r, echomq.JobDead, errors.Join(err, kerr))
 	default:
 		delay := w.cfg.Backoff(job.Attempt)
 		if errors.As(err, &retry) {
@@ -181,21 +187,24 @@ func (w *Worker) finish(r *run, err, cause error) {
 		}
 		var st State
 		cause := err
-		err = w.settle("fail", func(ctx context.Context) error {
-			var ferr error
-			st, ferr = w.q.Fail(ctx, job, delay, cause)
-			return ferr
+		ferr := w.settle("fail", func(ctx context.Context) error {
+			var e error
+			st, e = w.q.Fail(ctx, job, delay, cause)
+			return e
 		})
 		switch st {
 		case StateDead:
 			w.stats.dead.Add(1)
+			w.settledJob(r, echomq.JobDead, errors.Join(err, ferr))
 		case StateBackoff:
 			w.stats.retried.Add(1)
 			w.sweepAfter(delay)
+			w.settledJob(r, echomq.JobRetried, errors.Join(err, ferr))
 		case StateWaiting:
 			w.stats.retried.Add(1)
+			w.settledJob(r, echomq.JobRetried, errors.Join(err, ferr))
 		}
-		w.count(err, nil)
+		w.count(ferr, nil)
 	}
 }
 
@@ -208,6 +217,7 @@ func (w *Worker) giveBack(r *run) error {
 	defer cancel()
 	err := w.q.Release(ctx, r.job)
 	w.count(err, &w.stats.released)
+	w.settledJob(r, echomq.JobReleased, err)
 	if err != nil && !errors.Is(err, ErrLeaseLost) {
 		return err
 	}

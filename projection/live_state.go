@@ -2,6 +2,7 @@ package projection
 
 import (
 	"context"
+	"time"
 
 	"github.com/echomq/echomq"
 )
@@ -29,7 +30,10 @@ func (l *Live[S]) Save(ctx context.Context) error {
 	if err != nil {
 		return opError("save", l.p.Name, err)
 	}
-	if err := l.cfg.Store.Save(ctx, encodeSnapshot(l.p.Name, l.p.Version, applied, cp, data)); err != nil {
+	start := time.Now()
+	err = l.cfg.Store.Save(ctx, encodeSnapshot(l.p.Name, l.p.Version, applied, cp, data))
+	l.checkpointed(ctx, cp, applied, time.Since(start), err)
+	if err != nil {
 		return opError("save", l.p.Name, err)
 	}
 	if l.cfg.OnSnapshot != nil {

@@ -11,7 +11,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 MAX_MODULES=${MAX_MODULES:-30}
-forbidden='go-redis|hibiken/asynq|ThreeDotsLabs/watermill|chromedp|go-telegram|minio|google.golang.org/grpc|spf13/cobra|apache/arrow'
+forbidden='go-redis|hibiken/asynq|ThreeDotsLabs/watermill|chromedp|go-telegram|minio|google.golang.org/grpc|spf13/cobra|apache/arrow|prometheus/client_golang|go.opentelemetry.io'
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -39,6 +39,8 @@ type Options struct {
 	// FlushDelay is valkey-go's MaxFlushDelay: how long the writer may
 	// wait after a flush to batch more commands; <= 0: none.
 	FlushDelay time.Duration
+	// OnCall, when set, observes every call (see [CallObserver]).
+	OnCall CallObserver
 }
 
 // URLError is a URL that cannot name an engine.
@@ -89,6 +91,9 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 		return nil, convert(err)
 	}
 	w := &Conn{c: timed{Client: c, d: o.CallTimeout}, wm: new(atomic.Int32)}
+	if o.OnCall != nil {
+		w.c = observed{Client: w.c, on: o.OnCall}
+	}
 	if err := w.c.Do(ctx, w.c.B().Ping().Build()).Error(); err != nil {
 		c.Close()
 		return nil, convert(err)

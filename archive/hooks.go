@@ -1,0 +1,39 @@
+package archive
+
+import (
+	"context"
+	"time"
+
+	"github.com/echomq/echomq"
+)
+
+// cycled reports a cycle to the client's archive cycle hooks.
+func (a *Archiver) cycled(ctx context.Context, start time.Time, res CycleResult, err error) {
+	hs := echomq.HooksOf[echomq.ArchiveCycleHook](a.client)
+	if len(hs) == 0 {
+		return
+	}
+	info := echomq.ArchiveCycleInfo{
+		Queue: res.Policy.Queue, Stream: res.Policy.Stream,
+		Folded: res.Folded, Trimmed: res.Trimmed, Segments: len(res.Segments),
+		Watermark: res.Watermark, Start: start, Duration: time.Since(start), Err: err,
+	}
+	for _, s := range res.Segments {
+		info.Bytes += s.Bytes
+	}
+	for _, h := range hs {
+		h.OnArchiveCycle(ctx, info)
+	}
+}
+
+// trimmed reports the archiver's own trim to the client's trim hooks.
+func (a *Archiver) trimmed(ctx context.Context, s *echomq.Stream, n int64, d time.Duration, err error) {
+	hs := echomq.HooksOf[echomq.TrimHook](a.client)
+	if len(hs) == 0 {
+		return
+	}
+	info := echomq.TrimInfo{Queue: s.Queue(), Stream: s.Name(), By: echomq.TrimByArchive, Removed: n, Duration: d, Err: err}
+	for _, h := range hs {
+		h.OnTrim(ctx, info)
+	}
+}

@@ -1,0 +1,220 @@
+package emqotel
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/echomq/echomq"
+)
+
+// ScopeName is the instrumentation scope of the spans.
+const ScopeName = "github.com/echomq/echomq/otel"
+
+// Attribute keys of OpenTelemetry's messaging semantic conventions.
+const (
+	AttrSystem        = attribute.Key("messaging.system")
+	AttrDestination   = attribute.Key("messaging.destination.name")
+	AttrOperationType = attribute.Key("messaging.operation.type")
+	AttrOperationName = attribute.Key("messaging.operation.name")
+	AttrMessageID     = attribute.Key("messaging.message.id")
+	AttrBatchCount    = attribute.Key("messaging.batch.message_count")
+	AttrGroup         = attribute.Key("messaging.consumer.group.name")
+	AttrDeliveryCount = attribute.Key("messaging.echomq.delivery_count")
+	AttrQueue         = attribute.Key("messaging.echomq.queue")
+	AttrErrorType     = attribute.Key("error.type")
+)
+
+// System is the messaging.system value.
+const System = "echomq"
+
+// Config configures [New]; the zero value is the defaults.
+type Config struct {
+	// TracerProvider makes the tracer. Defaults to the global one
+	// (otel.GetTracerProvider()).
+	TracerProvider trace.TracerProvider
+	// Propagator writes and reads the trace context of an entry. Defaults
+	// to W3C trace context (propagation.TraceContext).
+	Propagator propagation.TextMapPropagator
+	// Inject writes the send span's trace context into every appended
+	// entry ([TraceParentField], [TraceStateField]) so consumers link to
+	// it. Defaults to false: nothing is added to entries.
+	Inject bool
+}
+
+// Tracing is the set of tracing hooks: give it to echomq.Config.Hooks. It
+// implements [echomq.AppendPrepareHook], [echomq.AppendHook],
+// [echomq.DeadLetterHook], [echomq.JobHook] and
+// [echomq.ArchiveCycleHook]; it is safe for concurrent use.
+type Tracing struct {
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+	inject bool
+	sends  sync.Map // queue "\x00" stream → *send: a send span's name and options, made once per stream
+}
+
+// send is what every send span of one stream starts with.
+type send struct {
+	name string
+	opts []trace.SpanStartOption
+}
+
+func (t *Tracing) send(queue, stream string) *send {
+	key := queue + "\x00" + stream
+	if v, ok := t.sends.Load(key); ok {
+		return v.(*send)
+	}
+	s := &send{name: "send " + stream, opts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(stream), AttrQueue.String(queue),
+			AttrOperationType.String("send"), AttrOperationName.String("append"))}}
+	v, _ := t.sends.LoadOrStore(key, s)
+	return v.(*send)
+}
+
+var (
+	_ echomq.AppendPrepareHook = (*Tracing)(nil)
+	_ echomq.AppendHook        = (*Tracing)(nil)
+	_ echomq.DeadLetterHook    = (*Tracing)(nil)
+	_ echomq.JobHook           = (*Tracing)(nil)
+	_ echomq.ArchiveCycleHook  = (*Tracing)(nil)
+)
+
+// New returns the tracing hooks; nil cfg means the defaults.
+func New(cfg *Config) *Tracing {
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.TracerProvider == nil {
+		c.TracerProvider = otel.GetTracerProvider()
+	}
+	if c.Propagator == nil {
+		c.Propagator = propagation.TraceContext{}
+	}
+	return &Tracing{tracer: c.TracerProvider.Tracer(ScopeName), prop: c.Propagator, inject: c.Inject}
+}
+
+// sendKey carries the send span from PrepareAppend to OnAppend.
+type sendKey struct{}
+
+// PrepareAppend starts the send span and, with Config.Inject, writes its
+// trace context into copies of the records.
+func (t *Tracing) PrepareAppend(ctx context.Context, p *echomq.AppendPrepare) context.Context {
+	sd := t.send(p.Queue, p.Stream)
+	ctx, span := t.tracer.Start(ctx, sd.name, sd.opts...)
+	if t.inject {
+		for i, f := range p.Records {
+			out := make(echomq.Fields, len(f), len(f)+4)
+			copy(out, f)
+			t.prop.Inject(ctx, carrier{&out})
+			p.Records[i] = out
+		}
+	}
+	return context.WithValue(ctx, sendKey{}, span)
+}
+
+// OnAppend ends the send span with the receipt (or the error); an append
+// refused before PrepareAppend (bad input) gets a span of its own.
+func (t *Tracing) OnAppend(ctx context.Context, a echomq.AppendInfo) {
+	span, ok := ctx.Value(sendKey{}).(trace.Span)
+	if !ok {
+		sd := t.send(a.Queue, a.Stream)
+		_, span = t.tracer.Start(ctx, sd.name, append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, sd.opts...)...)
+	}
+	switch {
+	case !span.IsRecording(): // not sampled: spend nothing on attributes
+	case a.Batch:
+		span.SetAttributes(AttrBatchCount.Int(a.Records))
+	case !a.ID.IsZero():
+		span.SetAttributes(AttrMessageID.String(a.ID.String()))
+	}
+	failed(span, a.Err)
+	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
+}
+
+// Handler wraps a consumer's handler in a "process" span (kind consumer),
+// linked to the producer's span when the entry carries its trace context;
+// the handler's context carries the span, so its own spans are children.
+func (t *Tracing) Handler(h echomq.HandlerFunc) echomq.HandlerFunc {
+	return func(ctx context.Context, d echomq.Delivery) error {
+		ctx, span := t.tracer.Start(ctx, "process "+d.Stream, trace.WithSpanKind(trace.SpanKindConsumer),
+			trace.WithLinks(t.links(d.Fields)...))
+		defer span.End()
+		if span.IsRecording() {
+			span.SetAttributes(AttrSystem.String(System), AttrDestination.String(d.Stream), AttrQueue.String(d.Queue),
+				AttrOperationType.String("process"), AttrOperationName.String("handle"), AttrGroup.String(d.Group),
+				AttrMessageID.String(d.Key()), AttrDeliveryCount.Int64(d.Attempts))
+		}
+		err := h(ctx, d)
+		failed(span, err)
+		return err
+	}
+}
+
+// Extract returns ctx with the remote span context an entry's fields carry
+// (none when they carry none), for a program that reads entries itself.
+func (t *Tracing) Extract(ctx context.Context, f echomq.Fields) context.Context {
+	return t.prop.Extract(ctx, carrier{&f})
+}
+
+func (t *Tracing) links(f echomq.Fields) []trace.Link {
+	sc := trace.SpanContextFromContext(t.Extract(context.Background(), f))
+	if !sc.IsValid() {
+		return nil
+	}
+	return []trace.Link{{SpanContext: sc}}
+}
+
+// OnDeadLetter records a "settle" span for an entry given up on, linked to
+// its producer.
+func (t *Tracing) OnDeadLetter(ctx context.Context, d echomq.DeadLetterInfo) {
+	_, span := t.tracer.Start(ctx, "settle "+d.Stream, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(t.links(d.Fields)...),
+		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(d.Stream), AttrQueue.String(d.Queue),
+			AttrOperationType.String("settle"), AttrOperationName.String("dead_letter"), AttrGroup.String(d.Group),
+			AttrMessageID.String(d.Key()), AttrDeliveryCount.Int64(d.Attempts), attribute.String("messaging.echomq.cause", d.Cause)))
+	failed(span, d.Err)
+	span.End()
+}
+
+// OnJob records a "process" span for each settled lanes job, from the
+// handler's start to its end; claims and lost leases are events of no
+// span.
+func (t *Tracing) OnJob(ctx context.Context, j echomq.JobInfo) {
+	switch j.Event {
+	case echomq.JobCompleted, echomq.JobRetried, echomq.JobDead:
+	default:
+		return
+	}
+	end := time.Now()
+	_, span := t.tracer.Start(ctx, "process "+j.Queue, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithTimestamp(end.Add(-j.Run)),
+		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(j.Queue), AttrOperationType.String("process"),
+			AttrOperationName.String("job"), AttrMessageID.String(j.Job.String()), AttrDeliveryCount.Int(j.Attempt),
+			attribute.String("messaging.echomq.outcome", j.Event)))
+	failed(span, j.Err)
+	span.End(trace.WithTimestamp(end))
+}
+
+// OnArchiveCycle records an internal span for an archive cycle.
+func (t *Tracing) OnArchiveCycle(ctx context.Context, a echomq.ArchiveCycleInfo) {
+	_, span := t.tracer.Start(ctx, "archive "+a.Stream, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(a.Start),
+		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(a.Stream), AttrQueue.String(a.Queue),
+			attribute.Int64("echomq.archive.folded", a.Folded), attribute.Int("echomq.archive.segments", a.Segments),
+			attribute.Int64("echomq.archive.bytes", a.Bytes), attribute.Int64("echomq.archive.trimmed", a.Trimmed)))
+	failed(span, a.Err)
+	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
+}
+
+func failed(span trace.Span, err error) {
+	if err == nil {
+		return
+	}
+	span.RecordError(err)
+	span.SetStatus(codes.Error, err.Error())
+	span.SetAttributes(AttrErrorType.String("error"))
+}
