@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
@@ -77,6 +76,7 @@ func startChromium(t *testing.T, exe string) context.Context {
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-background-networking", true),
@@ -88,17 +88,17 @@ func startChromium(t *testing.T, exe string) context.Context {
 	t.Cleanup(cancelAlloc)
 	root, cancelRoot := chromedp.NewContext(alloc)
 	t.Cleanup(cancelRoot)
-	require.NoError(t, chromedp.Do(root), "start %s", exe)
+	require.NoError(t, chromedp.Run(root), "start %s", exe)
 	return root
 }
 
 // shooter returns an action that writes a full-page screenshot to
-// dir/<pass>-<step>.png.
-func shooter(dir, pass string) func(step string) chromedp.Action[chromedp.Void] {
-	return func(step string) chromedp.Action[chromedp.Void] {
-		return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-			b, err := chromedp.FullScreenshot(100)(ctx, t)
-			if err != nil {
+// dir/dashboard-<pass>-<step>.png.
+func shooter(dir, pass string) func(step string) chromedp.Action {
+	return func(step string) chromedp.Action {
+		return chromedp.ActionFunc(func(ctx context.Context) error {
+			var b []byte
+			if err := chromedp.FullScreenshot(&b, 100).Do(ctx); err != nil {
 				return err
 			}
 			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("dashboard-%s-%s.png", pass, step)), b, 0o644)
@@ -125,11 +125,12 @@ const checkPageJS = `(() => {
   return bad;
 })()`
 
-func checkPage(page string) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		bad, err := chromedp.Evaluate[[]string](checkPageJS)(ctx, t)
-		if err != nil {
-			return err
+// checkPage fails listing every offence checkPageJS finds on the page.
+func checkPage(page string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var bad []string
+		if err := chromedp.Evaluate(checkPageJS, &bad).Do(ctx); err != nil {
+			return fmt.Errorf("%s page: %w", page, err)
 		}
 		if len(bad) > 0 {
 			return fmt.Errorf("%s page: %s", page, strings.Join(bad, "; "))
@@ -139,58 +140,65 @@ func checkPage(page string) chromedp.Action[chromedp.Void] {
 }
 
 // count evaluates expr, a number, into *n.
-func count(expr string, n *int) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		v, err := chromedp.Evaluate[int](expr)(ctx, t)
-		*n = v
-		return err
+func count(expr string, n *int) chromedp.Action {
+	return chromedp.Evaluate(expr, n)
+}
+
+// eval runs a script that returns true, and fails if it returns anything
+// else.
+func eval(js string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var ok bool
+		if err := chromedp.Evaluate(js, &ok).Do(ctx); err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("script returned false: %.60s", js)
+		}
+		return nil
 	})
 }
 
-// eval runs a script that returns true.
-func eval(js string) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Evaluate[bool](js)(ctx, t)
-		return err
-	})
-}
-
-// says returns the location and text of the page, for failure messages.
+// says returns the location and text of the page, for failure messages,
+// in a context of its own since the test's may have run out.
 func says(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + "\n" + document.body.innerText.slice(0, 2000)`))
+	var s string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`location.href + "\n" + document.body.innerText.slice(0, 2000)`, &s)); err != nil {
+		return "unreadable: " + err.Error()
+	}
 	return s
 }
 
 // clearCookies ends the browser's sessions.
-var clearCookies = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-	_, err := cdp.Call(ctx, t, network.ClearBrowserCookies, cdp.Empty{})
-	return err
+var clearCookies = chromedp.ActionFunc(func(ctx context.Context) error {
+	return network.ClearBrowserCookies().Do(ctx)
 })
 
 // run runs steps in the tab of ctx; a failure says what the page shows.
-func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+func run(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action) {
 	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v (page says %q)", what, err, says(context.WithoutCancel(ctx)))
+	if err := chromedp.Run(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v (page says %q)", what, err, says(ctx))
 	}
 }
 
-// clickThrough clicks the element that sel finds and waits until the page
-// it leads to has loaded: a query started on the old page could wait on a
-// document that is about to go away.
-func clickThrough(sel chromedp.CSS) chromedp.Action[chromedp.Void] {
-	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		if _, err := chromedp.Evaluate[bool](`window.__left = true`)(ctx, t); err != nil {
+// clickThrough clicks the element that sel (a CSS selector) finds and
+// waits until the page it leads to has loaded: a query started on the old
+// page could wait on a document that is about to go away.
+func clickThrough(sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := chromedp.Evaluate(`window.__left = true`, nil).Do(ctx); err != nil {
 			return err
 		}
-		if _, err := chromedp.Click(sel)(ctx, t); err != nil {
+		if err := chromedp.Click(sel, chromedp.ByQuery).Do(ctx); err != nil {
 			return err
 		}
 		for ctx.Err() == nil {
 			// Errors are the navigation in progress (the old context gone).
-			if loaded, err := chromedp.Evaluate[bool](`window.__left !== true && document.readyState === "complete"`)(ctx, t); err == nil && loaded {
+			var loaded bool
+			if err := chromedp.Evaluate(`window.__left !== true && document.readyState === "complete"`, &loaded).Do(ctx); err == nil && loaded {
 				return nil
 			}
 			time.Sleep(50 * time.Millisecond) // the next look at the page
@@ -202,8 +210,8 @@ func clickThrough(sel chromedp.CSS) chromedp.Action[chromedp.Void] {
 // text returns the trimmed text of the first element matching sel.
 func text(ctx context.Context, t *testing.T, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	require.NoError(t, err)
+	var s string
+	require.NoError(t, chromedp.Run(ctx, chromedp.Text(sel, &s, chromedp.ByQuery)), "text of %s", sel)
 	return strings.TrimSpace(s)
 }
 
@@ -243,12 +251,12 @@ func TestBrowser(t *testing.T) {
 			clearCookies,
 			chromedp.EmulateViewport(vp.width, vp.height),
 			chromedp.Navigate(b.srv.URL+"/"),
-			chromedp.WaitVisible(chromedp.CSS(`#token`)),
+			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
 			checkPage("sign-in"),
-			chromedp.SendKeys(chromedp.CSS(`#token`), token),
-			clickThrough(chromedp.CSS(`#signin`)),
-			chromedp.WaitVisible(chromedp.CSS(`#signout`)),
-			chromedp.Poll[chromedp.Void](`document.body.dataset.live === "open"`, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.SendKeys(`#token`, token, chromedp.ByQuery),
+			clickThrough(`#signin`),
+			chromedp.WaitVisible(`#signout`, chromedp.ByQuery),
+			chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 			checkPage("overview"),
 			shot("overview"),
 		)
@@ -259,7 +267,7 @@ func TestBrowser(t *testing.T) {
 		var archived, live, seams int
 		run(t, ctx, vp.name+": stream",
 			chromedp.Navigate(q+"/streams/orders?n=5"),
-			chromedp.WaitVisible(chromedp.CSS(`#events`)),
+			chromedp.WaitVisible(`#events`, chromedp.ByQuery),
 			count(`document.querySelectorAll("#events tr.archived").length`, &archived),
 			count(`document.querySelectorAll("#events tr.livetail").length`, &live),
 			count(`document.querySelectorAll("#events tr.seam").length`, &seams),
@@ -269,8 +277,8 @@ func TestBrowser(t *testing.T) {
 		require.Equal(t, []int{4, 1, 1}, []int{archived, live, seams})
 		require.Contains(t, text(ctx, t, "#watermark"), w.String())
 		run(t, ctx, vp.name+": next page",
-			clickThrough(chromedp.CSS(`#next`)),
-			chromedp.WaitVisible(chromedp.CSS(`#prev`)),
+			clickThrough(`#next`),
+			chromedp.WaitVisible(`#prev`, chromedp.ByQuery),
 			count(`document.querySelectorAll("#events tr.livetail").length`, &live),
 			count(`document.querySelectorAll("#events tr.archived").length`, &archived),
 		)
@@ -278,11 +286,11 @@ func TestBrowser(t *testing.T) {
 		// A time window that starts in the archive and ends in the live tail.
 		run(t, ctx, vp.name+": window",
 			chromedp.Navigate(q+"/streams/orders"),
-			chromedp.WaitVisible(chromedp.CSS(`#from`)),
-			chromedp.SendKeys(chromedp.CSS(`#from`), ids[2].EntryID().String()),
-			chromedp.SendKeys(chromedp.CSS(`#to`), ids[4].EntryID().String()),
-			clickThrough(chromedp.CSS(`#show`)),
-			chromedp.WaitVisible(chromedp.CSS(`#seam`)),
+			chromedp.WaitVisible(`#from`, chromedp.ByQuery),
+			chromedp.SendKeys(`#from`, ids[2].EntryID().String(), chromedp.ByQuery),
+			chromedp.SendKeys(`#to`, ids[4].EntryID().String(), chromedp.ByQuery),
+			clickThrough(`#show`),
+			chromedp.WaitVisible(`#seam`, chromedp.ByQuery),
 			count(`document.querySelectorAll("#events tr.archived, #events tr.livetail").length`, &live),
 			shot("stream-window"),
 		)
@@ -291,11 +299,11 @@ func TestBrowser(t *testing.T) {
 		// Replay a dead letter.
 		run(t, ctx, vp.name+": replay",
 			chromedp.Navigate(q+"/streams/audit/dead"),
-			chromedp.WaitVisible(chromedp.CSS(`#dead`)),
+			chromedp.WaitVisible(`#dead`, chromedp.ByQuery),
 			checkPage("dead letters"),
 			shot("dead"),
-			clickThrough(chromedp.CSS(fmt.Sprintf(`button[aria-label="Replay dead letter %s"]`, dls[len(dls)-1-i].ID))),
-			chromedp.WaitVisible(chromedp.CSS(`#flash`)),
+			clickThrough(fmt.Sprintf(`button[aria-label="Replay dead letter %s"]`, dls[len(dls)-1-i].ID)),
+			chromedp.WaitVisible(`#flash`, chromedp.ByQuery),
 			shot("dead-replayed"),
 		)
 		require.Contains(t, text(ctx, t, "#flash"), "Replayed "+dls[len(dls)-1-i].ID.String())
@@ -305,18 +313,18 @@ func TestBrowser(t *testing.T) {
 		// Retry a dead job; pause and resume a lane.
 		run(t, ctx, vp.name+": retry",
 			chromedp.Navigate(q+"/lanes"),
-			chromedp.WaitVisible(chromedp.CSS(`#dead-jobs`)),
+			chromedp.WaitVisible(`#dead-jobs`, chromedp.ByQuery),
 			checkPage("lanes"),
-			clickThrough(chromedp.CSS(`#dead-jobs button[aria-label^="Retry dead job"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`#flash`)),
+			clickThrough(`#dead-jobs button[aria-label^="Retry dead job"]`),
+			chromedp.WaitVisible(`#flash`, chromedp.ByQuery),
 		)
 		require.Contains(t, text(ctx, t, "#flash"), "Retried dead job JOB")
 		st, err := b.lanes.Stats(b.ctx)
 		require.NoError(t, err)
 		require.Equal(t, int64(len(viewports)-1-i), st.Dead)
 		run(t, ctx, vp.name+": pause",
-			chromedp.SendKeys(chromedp.CSS(`#lane`), "PLR-bob"),
-			clickThrough(chromedp.CSS(`#lane-pause`)),
+			chromedp.SendKeys(`#lane`, "PLR-bob", chromedp.ByQuery),
+			clickThrough(`#lane-pause`),
 		)
 		require.Equal(t, "Paused lane PLR-bob.", text(ctx, t, "#flash"))
 		run(t, ctx, vp.name+": shot", shot("lanes-paused"))
@@ -324,7 +332,7 @@ func TestBrowser(t *testing.T) {
 		li, err := b.lanes.Lane(b.ctx, "PLR-bob")
 		require.NoError(t, err)
 		require.True(t, li.Paused)
-		run(t, ctx, vp.name+": resume", clickThrough(chromedp.CSS(`#lanes tr[data-lane="PLR-bob"] button`)))
+		run(t, ctx, vp.name+": resume", clickThrough(`#lanes tr[data-lane="PLR-bob"] button`))
 		require.Equal(t, "Resumed lane PLR-bob.", text(ctx, t, "#flash"))
 		require.NotEqual(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
 		li, err = b.lanes.Lane(b.ctx, "PLR-bob")
@@ -335,8 +343,8 @@ func TestBrowser(t *testing.T) {
 		// and nothing changes.
 		run(t, ctx, vp.name+": refused without the token",
 			clearCookies,
-			clickThrough(chromedp.CSS(`#queue-toggle`)),
-			chromedp.WaitVisible(chromedp.CSS(`#error`)),
+			clickThrough(`#queue-toggle`),
+			chromedp.WaitVisible(`#error`, chromedp.ByQuery),
 			shot("refused-signed-out"),
 		)
 		require.Equal(t, "sign in with the dashboard's token first", text(ctx, t, "#error"))
@@ -350,16 +358,16 @@ func TestBrowser(t *testing.T) {
 		var buttons int
 		run(t, ctx, vp.name+": read-only",
 			chromedp.Navigate(roq+"/lanes"),
-			chromedp.WaitVisible(chromedp.CSS(`#token`)),
-			chromedp.SendKeys(chromedp.CSS(`#token`), token),
-			clickThrough(chromedp.CSS(`#signin`)),
-			chromedp.WaitVisible(chromedp.CSS(`#lane-stats`)),
+			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
+			chromedp.SendKeys(`#token`, token, chromedp.ByQuery),
+			clickThrough(`#signin`),
+			chromedp.WaitVisible(`#lane-stats`, chromedp.ByQuery),
 			count(`document.querySelectorAll("main form[method=post]").length`, &buttons),
 			shot("read-only"),
 			eval(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = "lanes/pause";
 				const c = document.createElement("input"); c.type = "hidden"; c.name = "csrf"; c.value = document.querySelector("input[name=csrf]").value;
 				f.appendChild(c); document.body.appendChild(f); f.submit(); return true; })()`),
-			chromedp.WaitVisible(chromedp.CSS(`#error`)),
+			chromedp.WaitVisible(`#error`, chromedp.ByQuery),
 			shot("refused-read-only"),
 		)
 		require.Zero(t, buttons, "no write control")
