@@ -2,7 +2,7 @@ module github.com/echomq/echomq/cmd/emq
 
 go 1.26.0
 
-require github.com/echomq/echomq v0.0.0-00010101000000-000000000000
+require github.com/echomq/echomq v0.0.0
 
 replace github.com/echomq/echomq => ../..
 
@@ -22,6 +22,7 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/echomq/echomq/prometheus v0.0.0-00010101000000-000000000000
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
@@ -57,3 +58,5 @@ require (
 replace github.com/echomq/echomq/archive/s3store => ../../archive/s3store
 
 replace github.com/echomq/echomq/dashboard => ../../dashboard
+
+replace github.com/echomq/echomq/prometheus => ../../prometheus

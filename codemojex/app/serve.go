@@ -21,12 +21,14 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/api"
 	"github.com/echomq/echomq/codemojex/bot"
+	"github.com/echomq/echomq/codemojex/health"
 	"github.com/echomq/echomq/codemojex/operator"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/codemojex/web"
 	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/lanes"
+	emqprom "github.com/echomq/echomq/prometheus"
 )
 
 // ServeConfig configures [Serve].
@@ -147,7 +149,9 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	if err != nil {
 		return err
 	}
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(cfg.URL), Logger: log, ClientName: "codemojex", Notice: cfg.Notice})
+	metrics := emqprom.NewMetrics(nil)
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(cfg.URL), Logger: log, ClientName: "codemojex", Notice: cfg.Notice,
+		Hooks: []echomq.Hook{metrics}})
 	if err != nil {
 		return err
 	}
@@ -183,13 +187,27 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	mux := http.NewServeMux()
 	apiSrv := api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
 	mux.Handle("/api/", apiSrv)
-	ops, err := operator.New(eng, operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log})
+	// The game's health, for /metrics and the operator pages; the live
+	// feeds are the web app's, made below.
+	var webApp *web.Handler
+	monitor, err := health.New(eng, &health.Config{LiveFeeds: func() int { return webApp.LiveFeeds() }})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ops, err := operator.New(eng, operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("/op/", ops) // the operator pages
-	webApp := web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
+	metricsH, err := metricsHandler(eng, metrics, monitor, cfg.OperatorToken)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mux.Handle("/metrics", metricsH)
+	webApp = web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot

@@ -14,6 +14,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/codemojex/health"
 )
 
 //go:embed assets
@@ -33,6 +34,11 @@ type Config struct {
 	// server behind a proxy that terminates TLS. Defaults to false: they
 	// are Secure only on requests that came over TLS.
 	SecureCookies bool
+
+	// Health, when set, feeds the health page (/op/health) with the same
+	// numbers /metrics exports. Defaults to nil: the page says health is
+	// not monitored.
+	Health *health.Monitor
 
 	// Logger receives the operator's acts (sign-ins, rooms created, games
 	// closed, grants), refused sign-ins and internal errors. Defaults to
@@ -77,7 +83,7 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	mac.Write([]byte("codemojex operator session key"))
 	h := &Handler{e: e, cfg: cfg, log: cfg.Logger, key: mac.Sum(nil), pages: map[string]*template.Template{},
 		mux: http.NewServeMux(), revoked: map[string]time.Time{}}
-	for _, name := range []string{"signin", "rooms", "players", "refused"} {
+	for _, name := range []string{"signin", "rooms", "players", "health", "refused"} {
 		h.pages[name] = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}
 	static, _ := fs.Sub(assets, "assets/static")
@@ -94,6 +100,7 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	m.HandleFunc("POST /op/games/{id}/close", h.operator(h.closeGame))
 	m.HandleFunc("GET /op/players", h.operator(h.playersPage))
 	m.HandleFunc("POST /op/grant", h.operator(h.grant))
+	m.HandleFunc("GET /op/health", h.operator(h.healthPage))
 	m.HandleFunc("/op/", func(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, http.StatusNotFound, "refused", &page{Title: "Not found", Error: "No page " + r.URL.Path + "."})
 	})
@@ -133,6 +140,8 @@ type page struct {
 	Searched bool               // Find was a name, looked up
 	Player   *playerCard        // the player found
 	Grant    grantForm
+
+	Health *health.Snapshot // health: the reading; nil when not monitored
 }
 
 // CSRF is the token the page's forms carry.
@@ -151,6 +160,7 @@ var funcs = template.FuncMap{
 		return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05 UTC")
 	},
 	"duration": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
+	"round":    func(d time.Duration) string { return d.Round(time.Millisecond).String() },
 }
 
 // render writes a page with status; the notice of the last accepted form

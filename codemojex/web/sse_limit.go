@@ -63,3 +63,11 @@ func clientAddr(r *http.Request) string {
 	}
 	return host
 }
+
+// LiveFeeds returns how many live feeds are open on this handler now (for
+// health reporting: codemojex/health's Config.LiveFeeds).
+func (h *Handler) LiveFeeds() int {
+	h.caps.mu.Lock()
+	defer h.caps.mu.Unlock()
+	return h.caps.open
+}

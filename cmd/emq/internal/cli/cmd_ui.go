@@ -18,6 +18,8 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/dashboard"
+	"github.com/echomq/echomq/lanes"
+	emqprom "github.com/echomq/echomq/prometheus"
 )
 
 // uiOpts are the flags of ui.
@@ -157,7 +159,7 @@ func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, c *echomq.Client,
 		return err
 	}
 	reg := prometheus.NewRegistry()
-	if err := registerMetrics(reg, c); err != nil {
+	if err := registerMetrics(reg, c, cfg); err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
@@ -208,11 +210,31 @@ func writesState(h *dashboard.Handler, cfg dashboard.Config) string {
 }
 
 // registerMetrics fills the registry /metrics serves: the Go runtime's
-// and the process's collectors. It is the seam where EchoMQ's own
-// collectors join them, made from the client.
-func registerMetrics(reg *prometheus.Registry, _ *echomq.Client) error {
+// and the process's collectors, and EchoMQ's engine gauges of what the
+// dashboard shows (emqprom.Collector: each stream's length, memory, dead
+// letters and groups with their lag; the lanes queue's jobs), read at
+// scrape time.
+func registerMetrics(reg *prometheus.Registry, c *echomq.Client, cfg dashboard.Config) error {
+	ccfg := emqprom.CollectorConfig{Client: c}
+	for _, q := range cfg.Queues {
+		for _, s := range q.Streams {
+			ccfg.Streams = append(ccfg.Streams, emqprom.StreamRef{Queue: q.Name, Stream: s})
+		}
+		if q.Lanes {
+			lq, err := lanes.New(c, q.Name, nil)
+			if err != nil {
+				return err
+			}
+			ccfg.Lanes = append(ccfg.Lanes, lq)
+		}
+	}
+	col, err := emqprom.NewCollector(ccfg)
+	if err != nil {
+		return err
+	}
 	return errors.Join(
 		reg.Register(collectors.NewGoCollector()),
 		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
+		emqprom.Register(reg, nil, col),
 	)
 }

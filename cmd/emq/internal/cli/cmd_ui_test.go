@@ -77,6 +77,8 @@ func TestUIServes(t *testing.T) {
 	code, body := fetch(t, c, http.MethodGet, base+"/metrics", nil)
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, body, "go_goroutines")
+	require.Contains(t, body, `echomq_stream_length{queue="`+b.queue+`",stream="orders"} 1`+"\n")
+	require.Contains(t, body, `echomq_lanes_jobs{queue="`+b.queue+`",state="waiting"} 0`+"\n")
 	code, _ = fetch(t, c, http.MethodGet, base+"/", nil)
 	require.Equal(t, http.StatusSeeOther, code, "sign in first")
 	code, _ = fetch(t, c, http.MethodPost, base+"/login", url.Values{"token": {uiToken}})
