@@ -16,4 +16,3 @@ func (h *Handler) healthPage(w http.ResponseWriter, r *http.Request, s *session)
 	}
 	h.render(w, r, http.StatusOK, "health", p)
 }
-
