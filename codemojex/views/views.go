@@ -59,7 +59,7 @@ type live interface {
 func New(e *codemojex.Engine, cfg Config) (*Views, error) {
 	s := func(name string) projection.Source { return e.Stream(name) }
 	lc := func(name string) *projection.LiveConfig {
-		c := &projection.LiveConfig{SnapshotInterval: cfg.SnapshotInterval, Block: cfg.Block}
+		c := &projection.LiveConfig{SnapshotInterval: cfg.SnapshotInterval, Block: cfg.Block, Logger: cfg.Logger}
 		if c.SnapshotInterval == 0 {
 			c.SnapshotInterval = 5 * time.Second
 		}
