@@ -108,7 +108,10 @@ func TestVerbsDuringOutage(t *testing.T) {
 			_, err := echomq.Replay(bg, s, echomq.All, echomq.ReplayOpts{Handle: func(context.Context, echomq.Event) error { return nil }})
 			return err
 		}},
-		{"Group.Reset", func() error { _, err := s.Group("gr").Reset(bg, echomq.ResetOpts{Ago: time.Hour, DryRun: true}); return err }},
+		{"Group.Reset", func() error {
+			_, err := s.Group("gr").Reset(bg, echomq.ResetOpts{Ago: time.Hour, DryRun: true})
+			return err
+		}},
 		{"StreamSet.Names", func() error { _, err := set.Names(bg); return err }},
 		{"SetFollower.Follow", func() error { return firstErr(follower.Follow(bg)) }},
 	}
