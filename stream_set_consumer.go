@@ -388,12 +388,33 @@ func (r *setRun) reclaim() error {
 		if err != nil {
 			return err
 		}
-		r.sc.stats.reclaimed.Add(int64(len(evs)))
+		held := r.ours(c)
 		for _, ev := range evs {
+			if held[ev.Entry] {
+				continue // already this run's: the merge hands it out, or its ack is held back
+			}
+			r.sc.stats.reclaimed.Add(1)
 			r.deliver(c, ev, 2)
 		}
 	}
 	return nil
+}
+
+// ours returns the entries of c this run holds: fetched and not handed out
+// yet, or handled with their ack not sent. After a long outage they are
+// idle past MinIdle like an entry a crashed peer left, and a reclaim takes
+// them back too; delivering them again would repeat them.
+func (r *setRun) ours(c *setCursor) map[EntryID]bool {
+	held := make(map[EntryID]bool, len(c.buf)+len(r.acks[c]))
+	for _, ev := range c.buf {
+		held[ev.Entry] = true
+	}
+	for _, id := range r.acks[c] {
+		if e, err := ParseEntryID(id); err == nil {
+			held[e] = true
+		}
+	}
+	return held
 }
 
 // dead moves an entry to its stream's dead letters (see deadLetterPairs).
