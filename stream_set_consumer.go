@@ -290,7 +290,7 @@ func (r *setRun) discover(first bool) error {
 		if names, err = set.discover(r.io); err != nil {
 			return err
 		}
-		r.m.scanned = now
+		r.m.scanned = now / 1000 // TIME is in µs, the merge in ms
 	}
 	start, _ := r.sc.cfg.Start.entryID()
 	if !first {

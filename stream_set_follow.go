@@ -270,7 +270,7 @@ func (f *SetFollower) discover(ctx context.Context, m *merger, first bool) error
 		if names, err = f.set.discover(ctx); err != nil {
 			return err
 		}
-		m.scanned = now
+		m.scanned = now / 1000 // TIME is in µs, the merge in ms
 	}
 	var fresh []string
 	for _, n := range names {
