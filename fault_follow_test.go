@@ -2,7 +2,6 @@ package echomq_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -26,65 +25,27 @@ func TestFollowResumesThroughEngineRestart(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var (
-		mu     sync.Mutex
-		got    []string
-		errs   []error
-		wg     sync.WaitGroup
-		seen   = make(chan struct{}, before+after)
-		outage = make(chan struct{}, 1)
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for ev, err := range s.Follow(ctx, &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{}), Block: time.Second}) {
-			mu.Lock()
-			if err != nil {
-				errs = append(errs, err)
-				mu.Unlock()
-				select {
-				case outage <- struct{}{}:
-				default:
-				}
-				if !errors.Is(err, echomq.ErrUnavailable) {
-					return
-				}
-				continue
-			}
-			got = append(got, ev.Fields[1])
-			mu.Unlock()
-			seen <- struct{}{}
-		}
-	}()
-	waitN := func(n int) {
-		for range n {
-			select {
-			case <-seen:
-			case <-time.After(30 * time.Second):
-				t.Fatal("follower stalled")
-			}
-		}
-	}
+	tally := newFollowTally(before + after)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		follow(tally, s.Follow(ctx, &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{}), Block: time.Second}),
+			func(ev echomq.Event) string { return ev.Fields[1] })
+	})
 	appendN(t, s, 0, before)
-	waitN(before)
+	tally.wait(t, before)
 
 	require.NoError(t, srv.Kill())
-	select {
-	case <-outage:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the follower did not report the outage")
-	}
+	tally.waitOutage(t)
 	time.Sleep(3 * time.Second) // the follower keeps retrying meanwhile
 	start := time.Now()
 	srv.Restart(t)
 	appendN(t, s, before, after)
-	waitN(after)
+	tally.wait(t, after)
 	t.Logf("follower resumed within %v of the restart", time.Since(start).Round(time.Millisecond))
 	cancel()
 	wg.Wait()
 
-	mu.Lock()
-	defer mu.Unlock()
+	got, errs := tally.result()
 	want := make([]string, 0, before+after)
 	for i := range before + after {
 		want = append(want, itoa(i))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/startstop"
 	"github.com/echomq/echomq/internal/wire"
 )
@@ -66,6 +67,7 @@ type SetConsumer struct {
 	c     *Client
 	cfg   SetConsumerConfig
 	log   *slog.Logger
+	watch *outage.Watch // logs each outage of the engine once
 	svc   startstop.Service
 	stats setCounters
 }
@@ -108,7 +110,7 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 		cfg.MaxDeliveries = DefaultMaxDeliveries
 	}
 	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
-	return &SetConsumer{c: c, cfg: cfg, log: log}, nil
+	return &SetConsumer{c: c, cfg: cfg, log: log, watch: outage.New(log, "echomq: set consumer")}, nil
 }
 
 func (cfg *SetConsumerConfig) check() error {
@@ -138,9 +140,23 @@ func (cfg *SetConsumerConfig) check() error {
 }
 
 // Run consumes until ctx ends or [SetConsumer.Stop] is called, then
-// acknowledges what succeeded and returns nil. Transport failures are
-// logged and retried every Beat. Errors: [ErrRunning], [ErrWrongType],
-// [ErrClosed], [*ServerError].
+// acknowledges what succeeded and returns nil.
+//
+// Run rides out the engine's outages as [Consumer.Run] does: every failure
+// matching [ErrUnavailable] (a restart, a hung engine, a partition, an
+// engine loading), of the first discovery and group creation as of any
+// later poll, wait, reclaim or acknowledgement, is retried with a backoff
+// from 100ms to 2s and logged once per outage on the Logger ("echomq: set
+// consumer: engine unavailable; retrying"), as is its end ("echomq: set
+// consumer: engine back"). An acknowledgement that fails so stays buffered
+// and is sent again before the next reclaim (an outage delays it, it does
+// not turn it into a redelivery), and three more times at the stop.
+// Running handlers are not disturbed. A group that vanishes is logged and
+// created again. Run ends only when ctx ends (nil, logged as "echomq: set
+// consumer: stopped" with reason=context ended) or on a permanent error
+// (returned, logged as "echomq: set consumer: stopped on a permanent
+// error"). Errors: [ErrRunning], [ErrWrongType], [ErrClosed],
+// [*ServerError].
 func (sc *SetConsumer) Run(ctx context.Context) error { return sc.svc.Run(ctx, sc.consume) }
 
 // Start runs [SetConsumer.Run] in a goroutine the consumer owns.
@@ -168,17 +184,29 @@ type setRun struct {
 	m       *merger
 	acks    map[*setCursor][]string
 	claimAt map[*setCursor]string // XAUTOCLAIM cursors
+	back    outage.Backoff        // the loop's retries
 }
 
 func (sc *SetConsumer) consume(ctx context.Context) error {
 	r := &setRun{sc: sc, stop: ctx, io: context.WithoutCancel(ctx), acks: map[*setCursor][]string{}, claimAt: map[*setCursor]string{}}
 	r.m = &merger{set: sc.cfg.Set, count: int64(sc.cfg.Count), settle: sc.cfg.Settle, group: sc.cfg.Group, consumer: sc.cfg.Name, byName: map[string]*setCursor{}}
 	err := r.loop()
-	r.flush()
+	r.flush(true)
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		err = nil
 	}
-	return opError("set consume", sc.cfg.Set.String(), err)
+	return sc.ended(opError("set consume", sc.cfg.Set.String(), err))
+}
+
+// ended logs why a run ended, its context or a permanent error, and
+// returns err.
+func (sc *SetConsumer) ended(err error) error {
+	if err != nil {
+		sc.log.Error("echomq: set consumer: stopped on a permanent error", "err", err)
+	} else {
+		sc.log.Info("echomq: set consumer: stopped", "reason", "context ended")
+	}
+	return err
 }
 
 func (r *setRun) loop() error {
@@ -197,6 +225,9 @@ func (r *setRun) loop() error {
 		}
 		if !time.Now().Before(nextClaim) {
 			nextClaim = time.Now().Add(cfg.Beat)
+			// Acks an outage held back go first: an entry handled and not
+			// acknowledged for MinIdle would otherwise be reclaimed.
+			r.flush(false)
 			if err := r.reclaim(); err != nil {
 				if err = r.retry("reclaim", err); err != nil {
 					return err
@@ -210,6 +241,8 @@ func (r *setRun) loop() error {
 			}
 			continue
 		}
+		r.sc.watch.OK()
+		r.back.Reset()
 		h := r.m.horizon()
 		n := 0
 		for r.stop.Err() == nil {
@@ -221,7 +254,7 @@ func (r *setRun) loop() error {
 			r.deliver(c, ev, 1)
 		}
 		r.sc.stats.late.Store(r.m.late)
-		r.flush()
+		r.flush(false)
 		if n > 0 {
 			continue
 		}
@@ -257,7 +290,7 @@ func (r *setRun) discover(first bool) error {
 		if names, err = set.discover(r.io); err != nil {
 			return err
 		}
-		r.m.scanned = now
+		r.m.scanned = now / 1000 // TIME is in µs, the merge in ms
 	}
 	start, _ := r.sc.cfg.Start.entryID()
 	if !first {
@@ -355,12 +388,33 @@ func (r *setRun) reclaim() error {
 		if err != nil {
 			return err
 		}
-		r.sc.stats.reclaimed.Add(int64(len(evs)))
+		held := r.ours(c)
 		for _, ev := range evs {
+			if held[ev.Entry] {
+				continue // already this run's: the merge hands it out, or its ack is held back
+			}
+			r.sc.stats.reclaimed.Add(1)
 			r.deliver(c, ev, 2)
 		}
 	}
 	return nil
+}
+
+// ours returns the entries of c this run holds: fetched and not handed out
+// yet, or handled with their ack not sent. After a long outage they are
+// idle past MinIdle like an entry a crashed peer left, and a reclaim takes
+// them back too; delivering them again would repeat them.
+func (r *setRun) ours(c *setCursor) map[EntryID]bool {
+	held := make(map[EntryID]bool, len(c.buf)+len(r.acks[c]))
+	for _, ev := range c.buf {
+		held[ev.Entry] = true
+	}
+	for _, id := range r.acks[c] {
+		if e, err := ParseEntryID(id); err == nil {
+			held[e] = true
+		}
+	}
+	return held
 }
 
 // dead moves an entry to its stream's dead letters (see deadLetterPairs).
@@ -377,47 +431,75 @@ func (r *setRun) dead(c *setCursor, d Delivery, cause string) {
 	}
 }
 
-// flush acknowledges what succeeded, per stream.
-func (r *setRun) flush() {
+// flush acknowledges what succeeded, per stream. An ack that fails with a
+// transient error stays buffered for the next flush (the outage logged
+// once), unless this is the last flush of the run, which tries three more
+// times; entries whose ack is given up stay pending and are delivered
+// again (at least once). The last flush takes settleTimeout at most in
+// all, so a stop against a hung engine is not held by one wait per stream.
+func (r *setRun) flush(last bool) {
+	base := r.io
+	if last {
+		var cancel context.CancelFunc
+		base, cancel = context.WithTimeout(r.io, settleTimeout)
+		defer cancel()
+	}
 	for c, ids := range r.acks {
 		if len(ids) == 0 {
+			delete(r.acks, c)
 			continue
 		}
-		ctx, cancel := context.WithTimeout(r.io, settleTimeout)
-		_, err := r.sc.c.conn.XAck(ctx, c.key, r.sc.cfg.Group, ids...)
-		cancel()
-		if err != nil {
+		for tries := 1; ; tries++ {
+			ctx, cancel := context.WithTimeout(base, settleTimeout)
+			_, err := r.sc.c.conn.XAck(ctx, c.key, r.sc.cfg.Group, ids...)
+			cancel()
+			if err == nil {
+				r.sc.watch.OK()
+				r.sc.stats.acked.Add(int64(len(ids)))
+				delete(r.acks, c)
+				break
+			}
+			if wire.Transient(err) {
+				r.sc.watch.Failed("ack", err)
+				if !last {
+					break // kept: sent again at the next flush
+				}
+				if tries < 3 && base.Err() == nil {
+					time.Sleep(time.Duration(tries) * 10 * time.Millisecond)
+					continue
+				}
+			}
 			r.sc.log.Error("ack failed; entries stay pending and will be delivered again", "stream", c.name, "entries", len(ids), "err", err)
-		} else {
-			r.sc.stats.acked.Add(int64(len(ids)))
+			delete(r.acks, c)
+			break
 		}
-		delete(r.acks, c)
 	}
 }
 
-// retry waits a Beat after a transient failure, or returns the error.
+// retry handles a failed engine call of the loop: it waits out a transient
+// failure with the run's backoff (the outage logged once), or returns the
+// error. A group that vanished (destroyed by hand, or lost with the
+// engine's data) is created again on every stream.
 func (r *setRun) retry(what string, err error) error {
 	if r.stop.Err() != nil {
 		return nil
 	}
 	if errors.Is(err, ErrGroupNotFound) {
 		r.sc.log.Error("a group vanished; creating it again", "op", what, "err", err)
+		err = nil
 		for _, c := range r.m.curs {
-			if _, cerr := r.sc.c.conn.XGroupCreate(r.io, c.key, r.sc.cfg.Group, "0"); cerr != nil {
-				return cerr
+			if _, err = r.sc.c.conn.XGroupCreate(r.io, c.key, r.sc.cfg.Group, "0"); err != nil {
+				break
 			}
 		}
-		return nil
+		if err == nil {
+			return nil
+		}
 	}
 	if !wire.Transient(err) {
 		return err
 	}
-	r.sc.log.Warn("engine call failed; retrying", "op", what, "err", err, "in", r.sc.cfg.Beat)
-	t := time.NewTimer(r.sc.cfg.Beat)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-r.stop.Done():
-	}
+	r.sc.watch.Failed(what, err)
+	outage.Sleep(r.stop, r.back.Next())
 	return nil
 }

@@ -3,10 +3,12 @@ package echomq
 import (
 	"context"
 	"iter"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/outage"
 )
 
 // Defaults of [SetFollowOpts] (and of the set consumer's matching fields).
@@ -46,6 +48,9 @@ type SetFollowOpts struct {
 	// Block is how long one wait for new entries lasts before it is
 	// re-issued. Defaults to 5s.
 	Block time.Duration
+	// Logger receives the follower's outage and recovery lines. Defaults
+	// to Config.Logger.
+	Logger *slog.Logger
 }
 
 func (o *SetFollowOpts) resolve() (SetFollowOpts, error) {
@@ -64,7 +69,7 @@ func (o *SetFollowOpts) resolve() (SetFollowOpts, error) {
 	if o.Start != 0 && o.Start != StartNew && o.Start != StartHead {
 		return r, &ArgumentError{Name: "start", Reason: "must be StartNew or StartHead"}
 	}
-	r.From = o.From
+	r.From, r.Logger = o.From, o.Logger
 	if o.Start != 0 {
 		r.Start = o.Start
 	}
@@ -104,6 +109,7 @@ type SetStats struct {
 type SetFollower struct {
 	set  *StreamSet
 	opts SetFollowOpts
+	log  *slog.Logger
 
 	mu      sync.Mutex
 	cp      Checkpoint
@@ -129,7 +135,11 @@ func (s *StreamSet) Follower(opts *SetFollowOpts) (*SetFollower, error) {
 	if err != nil {
 		return nil, opError("follow", s.String(), err)
 	}
-	return &SetFollower{set: s, opts: o, cp: o.From.Clone()}, nil
+	log := o.Logger
+	if log == nil {
+		log = s.c.cfg.Logger
+	}
+	return &SetFollower{set: s, opts: o, log: log, cp: o.From.Clone()}, nil
 }
 
 // Checkpoint returns the position after the last event the loop was given:
@@ -155,10 +165,18 @@ func (f *SetFollower) Stats() SetStats {
 // first stopped. Streams a prefix set discovers while following are read
 // from their head, merged in place.
 //
-// Transport failures are yielded (a zero SetEvent with an error matching
-// [ErrUnavailable]) and retried with a backoff from 100ms to 2s if the loop
-// goes on; the read resumes from the last event yielded. Other errors end
-// the iteration after being yielded once.
+// Transport failures do not end it: the contract of [Stream.Follow]. When
+// a discovery, poll or wait fails with an error matching [ErrUnavailable]
+// (the engine restarted, is unreachable, hung past Config.CallTimeout, or
+// is loading), Follow yields that error once for the outage (a zero
+// SetEvent with it) and, if the loop goes on, retries by itself with a
+// backoff from 100ms to 2s, logging the outage and its end once each on
+// SetFollowOpts.Logger ("echomq: set follow: engine unavailable; retrying"
+// and "echomq: set follow: engine back"); when the engine answers again it
+// resumes from every stream's position, so no event is skipped or
+// repeated. A loop that wants to give up on an outage breaks on
+// errors.Is(err, ErrUnavailable). A closed client ends it with
+// [ErrClosed]; any other error ends it after being yielded once.
 func (f *SetFollower) Follow(ctx context.Context) iter.Seq2[SetEvent, error] {
 	return func(yield func(SetEvent, error) bool) {
 		f.mu.Lock()
@@ -176,19 +194,19 @@ func (f *SetFollower) Follow(ctx context.Context) iter.Seq2[SetEvent, error] {
 
 func (f *SetFollower) follow(ctx context.Context, yield func(SetEvent, error) bool) {
 	m := &merger{set: f.set, count: int64(f.opts.Count), settle: f.opts.Settle, byName: map[string]*setCursor{}}
-	out := followOutage{s: &Stream{c: f.set.c, key: f.set.String()}}
-	fail := func(err error) bool {
+	out := &setOutage{c: f.set.c, set: f.set.String(), watch: outage.New(f.log, "echomq: set follow", "set", f.set.String())}
+	fail := func(op string, err error) bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		return out.failed(ctx, err, func(ev Event, err error) bool { return yield(SetEvent{Event: ev}, err) })
+		return out.failed(ctx, op, err, yield)
 	}
 	first := true
 	var nextScan time.Time
 	for ctx.Err() == nil {
 		if first || (f.set.byPref && !time.Now().Before(nextScan)) {
 			if err := f.discover(ctx, m, first); err != nil {
-				if !fail(err) {
+				if !fail("discover", err) {
 					return
 				}
 				continue
@@ -197,7 +215,7 @@ func (f *SetFollower) follow(ctx context.Context, yield func(SetEvent, error) bo
 			nextScan = time.Now().Add(f.opts.Discover)
 		}
 		if err := m.poll(ctx); err != nil {
-			if !fail(err) {
+			if !fail("poll", err) {
 				return
 			}
 			continue
@@ -234,7 +252,7 @@ func (f *SetFollower) follow(ctx context.Context, yield func(SetEvent, error) bo
 		if f.set.byPref {
 			d = min(d, max(time.Until(nextScan), time.Millisecond))
 		}
-		if err := m.wait(ctx, d); err != nil && !fail(err) {
+		if err := m.wait(ctx, d); err != nil && !fail("wait", err) {
 			return
 		}
 	}
@@ -252,7 +270,7 @@ func (f *SetFollower) discover(ctx context.Context, m *merger, first bool) error
 		if names, err = f.set.discover(ctx); err != nil {
 			return err
 		}
-		m.scanned = now
+		m.scanned = now / 1000 // TIME is in µs, the merge in ms
 	}
 	var fresh []string
 	for _, n := range names {

@@ -60,6 +60,27 @@ type merger struct {
 	now     int64   // the engine's clock at the last poll (Unix ms)
 	scanned int64   // engine ms at the start of the last discovery, for prefix sets
 	late    int64
+	clockUs int64         // the merge's reading of the engine's clock (TIME, Unix µs)
+	clockAt time.Duration // when its reply came back (the client's monotonic clock); 0: none
+}
+
+// engineNow returns a lower bound of the engine's clock in Unix ms. A
+// reading is taken as of the moment its reply came back, the latest its
+// TIME can have run, so the clock carried forward from it is never ahead
+// of the engine's, even when the round trip straddled an outage (sent
+// before, answered after a restart or a pause) or a slow link: a clock
+// ahead would move the settle horizon past appends still on their way and
+// hand them out late. The reading is renewed every clockFresh.
+func (m *merger) engineNow(ctx context.Context) (int64, error) {
+	e := m.set.c.eclock
+	if m.clockAt == 0 || e.since()-m.clockAt >= clockFresh {
+		us, err := m.set.c.conn.Time(ctx)
+		if err != nil {
+			return 0, err
+		}
+		m.clockUs, m.clockAt = us, e.since()
+	}
+	return (m.clockUs + int64((e.since()-m.clockAt)/time.Microsecond)) / 1000, nil
 }
 
 // add starts a cursor for stream name after entry id from.
@@ -93,7 +114,7 @@ func (m *merger) poll(ctx context.Context) error {
 			counts[i] = -1 // its bound is its last fetched entry: its top does not matter
 		}
 	}
-	now, err := m.set.c.engineNowMs(ctx) // before the reads: see horizon
+	now, err := m.engineNow(ctx) // before the reads: see horizon
 	if err != nil {
 		return err
 	}

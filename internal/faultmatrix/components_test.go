@@ -50,6 +50,8 @@ var components = []component{
 	{name: "Consumer", logs: true, start: startConsumer},
 	{name: "lanes.Worker", logs: true, start: startWorker, produce: produceJobs},
 	{name: "Follow", logs: true, exactlyOnce: true, start: startFollow},
+	{name: "SetConsumer", logs: true, start: startSetConsumer, produce: produceSet},
+	{name: "SetFollower", logs: true, exactlyOnce: true, start: startSetFollower, produce: produceSet},
 	{name: "projection.Live", logs: true, exactlyOnce: true, start: startLive, final: finalLive},
 	{name: "projection.Cached", exactlyOnce: true, start: startCached},
 	{name: "archive.Archiver", logs: true, exactlyOnce: true, start: startArchiver, caughtUp: sweptClean, final: finalArchive},

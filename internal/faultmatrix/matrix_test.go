@@ -107,9 +107,28 @@ func TestFaultMatrix(t *testing.T) {
 	report(t, rows, cpu)
 }
 
+// selected returns the rows to run: every component, or with
+// EMQ_FAULTS_ROWS=<name>,<name> those named (to measure a few rows alone).
+func selected() []component {
+	names := os.Getenv("EMQ_FAULTS_ROWS")
+	if names == "" {
+		return components
+	}
+	var out []component
+	for _, comp := range components {
+		for n := range strings.SplitSeq(names, ",") {
+			if strings.TrimSpace(n) == comp.name {
+				out = append(out, comp)
+			}
+		}
+	}
+	return out
+}
+
 func runFault(t *testing.T, f fault) ([]row, string) {
-	cells := make([]*cell, len(components))
-	for i, comp := range components {
+	comps := selected()
+	cells := make([]*cell, len(comps))
+	for i, comp := range comps {
 		cells[i] = newCell(t, comp)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -3,6 +3,7 @@ package faultmatrix
 import (
 	"context"
 	"errors"
+	"iter"
 	"sync"
 	"testing"
 	"time"
@@ -53,6 +54,16 @@ func TestVerbsDuringOutage(t *testing.T) {
 	rpolicy := retention.Policy{Queue: c.queue, Stream: "rv", Rule: retention.MaxLen(1000)}
 	driver, err := retention.New(cl, &retention.Config{Policies: []retention.Policy{rpolicy}, Logger: quiet()})
 	require.NoError(t, err)
+	// The typed view and the stream-set verbs wrap the stream verbs: they
+	// must keep the same bound and the same transient error.
+	typed := echomq.NewTyped(cl.Stream(c.queue, "tv"), echomq.JSONFields[typedItem](), nil)
+	_, err = typed.Append(bg, typedItem{N: "0"})
+	require.NoError(t, err)
+	_, err = s.Group("gr").Create(bg, echomq.StartHead)
+	require.NoError(t, err)
+	set := cl.StreamsPrefix(c.queue, "")
+	follower, err := cl.Streams(c.queue, "ev", "tv").Follower(&echomq.SetFollowOpts{Start: echomq.StartHead, Logger: quiet()})
+	require.NoError(t, err)
 	fresh := func() *projection.Live[map[string]int] {
 		l, err := projection.NewLive(seenProjection(nil), &projection.LiveConfig{
 			Store: projection.EngineStore(cl, c.queue, "seen"), Logger: quiet()}, s)
@@ -87,6 +98,22 @@ func TestVerbsDuringOutage(t *testing.T) {
 		}},
 		{"retention Apply", func() error { _, err := retention.Apply(bg, cl, rpolicy, time.Now()); return err }},
 		{"retention Sweep", func() error { _, err := driver.Sweep(bg); return err }},
+		{"Typed.Append", func() error { _, err := typed.Append(bg, typedItem{N: "x"}); return err }},
+		{"Typed.Read", func() error { _, err := typed.Read(bg, echomq.All, nil); return err }},
+		{"Typed.Scan", func() error { return firstErr(typed.Scan(bg, echomq.All, nil)) }},
+		{"Typed.Follow", func() error {
+			return firstErr(typed.Follow(bg, &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{}), Logger: quiet()}))
+		}},
+		{"Replay", func() error {
+			_, err := echomq.Replay(bg, s, echomq.All, echomq.ReplayOpts{Handle: func(context.Context, echomq.Event) error { return nil }})
+			return err
+		}},
+		{"Group.Reset", func() error {
+			_, err := s.Group("gr").Reset(bg, echomq.ResetOpts{Ago: time.Hour, DryRun: true})
+			return err
+		}},
+		{"StreamSet.Names", func() error { _, err := set.Names(bg); return err }},
+		{"SetFollower.Follow", func() error { return firstErr(follower.Follow(bg)) }},
 	}
 
 	require.NoError(t, c.srv.Pause())
@@ -122,4 +149,19 @@ func TestVerbsDuringOutage(t *testing.T) {
 		}
 		require.NoError(t, err, "%s after the engine came back", v.name)
 	}
+}
+
+// typedItem is the value of the typed verbs' stream.
+type typedItem struct {
+	N string `json:"n"`
+}
+
+// firstErr returns the error of seq's first yield: nil for an event. Against
+// a hung engine that is the outage's (a follower yields it once, then would
+// retry); once the engine is back, the first stored event.
+func firstErr[V any](seq iter.Seq2[V, error]) error {
+	for _, err := range seq {
+		return err
+	}
+	return nil
 }
