@@ -27,13 +27,14 @@ for _, id in ipairs(ids) do
     if attempt >= tonumber(f[3]) then
       to_dead(id, f[6], now, 'dead', attempt, 'lease expired')
       dead = dead + 1
+      ring(lane, false, left)
     else
       redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'last_error', 'lease expired' },
         f[6], now, 'lease-expired', attempt, '')))
       to_lane(lane, f[4], id)
       reaped = reaped + 1
+      ring(lane, false, left, 1)
     end
-    ring(lane, false, left)
   end
 end
 
@@ -48,7 +49,7 @@ for _, id in ipairs(ids) do
     redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting' }, f[3], now, 'promoted', 0, '')))
     to_lane(f[1], f[2], id)
     promoted = promoted + 1
-    ring(f[1], false)
+    ring(f[1], false, nil, 1)
   end
 end
 
