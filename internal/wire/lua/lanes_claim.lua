@@ -22,22 +22,24 @@ while got < n and steps > 0 do
   local stay, leave, emptied = {}, {}, {}
   for _, lane in ipairs(batch) do
     local lk = LANE .. lane
-    -- depth -1: not looked at (the lane is paused or held). The lane's
-    -- in-flight count is taken with the claim's own increment and given
-    -- back when the lane was at its limit; every limit is at least 1, so a
-    -- lane with nothing in flight needs no limit lookup.
-    local depth, inflight, limit = -1, 0, nil
+    -- The lane's in-flight count is taken with the claim's own increment
+    -- and given back when the lane was at its limit; every limit is at
+    -- least 1, so a lane with nothing in flight needs no limit lookup.
+    -- ZPOPMIN takes the lane's first two jobs and puts the second back: a
+    -- lane of one job (the usual case) costs no ZCARD. depth is 2 for "more
+    -- than one", -1 when the lane was not looked at (paused, held, at its
+    -- limit).
+    local depth, inflight, limit, popped = -1, 0, nil, nil
     if not paused_or_held(lane) then
-      depth = redis.call('ZCARD', lk)
-      if depth > 0 then
-        inflight = redis.call('HINCRBY', INFLIGHT, lane, 1)
-        if inflight > 1 then
-          limit = limit_of(lane)
-          if inflight > limit then
-            redis.call('HINCRBY', INFLIGHT, lane, -1)
-            depth = -1
-          end
-        end
+      inflight = redis.call('HINCRBY', INFLIGHT, lane, 1)
+      if inflight > 1 then limit = limit_of(lane) end
+      if limit and inflight > limit then
+        redis.call('HINCRBY', INFLIGHT, lane, -1)
+      else
+        popped = redis.call('ZPOPMIN', lk, 2)
+        depth = #popped / 2
+        if depth == 2 then redis.call('ZADD', lk, popped[4], popped[3]) end
+        if depth == 0 then decr(INFLIGHT, lane) end
       end
     end
     if depth <= 0 then
@@ -45,7 +47,6 @@ while got < n and steps > 0 do
       leave[#leave + 1] = lane
       if depth == 0 then emptied[#emptied + 1] = lane end
     else
-      local popped = redis.call('ZPOPMIN', lk)
       local id, seq = popped[1], popped[2]
       local jk = JOB .. id
       local f = redis.call('HMGET', jk, 'state', 'payload', 'max', 'enq_ms', 'attempts', 'token', 'history')

@@ -131,10 +131,10 @@ local function to_lane(lane, seq, id)
   return redis.call('SADD', LANES, lane) == 1
 end
 
--- decr takes one from a counter field and returns what is left, deleting
--- the field at zero so idle lanes leave no trace.
-local function decr(key, field)
-  local n = redis.call('HINCRBY', key, field, -1)
+-- decr takes by (default 1) from a counter field and returns what is left,
+-- deleting the field at zero so idle lanes leave no trace.
+local function decr(key, field, by)
+  local n = redis.call('HINCRBY', key, field, -(by or 1))
   if n <= 0 then redis.call('HDEL', key, field) end
   return n
 end
