@@ -147,10 +147,11 @@ local function leave_active(id, lane)
 end
 
 -- to_dead parks a job in the dead set; the caller has taken it out of its
--- previous state.
-local function to_dead(id, h, now, event, attempt, reason)
-  redis.call('HSET', JOB .. id, unpack(with_hist({ 'state', 'dead', 'dead_ms', now, 'last_error', reason },
-    h, now, event, attempt, reason)))
+-- previous state. extra are more fields for the row's one HSET.
+local function to_dead(id, h, now, event, attempt, reason, extra)
+  local fields = { 'state', 'dead', 'dead_ms', now, 'last_error', reason }
+  for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
+  redis.call('HSET', JOB .. id, unpack(with_hist(fields, h, now, event, attempt, reason)))
   redis.call('ZADD', DEAD, now, id)
 end
 

@@ -22,15 +22,15 @@ for _, id in ipairs(ids) do
   else
     local lane, attempt = f[1], tonumber(f[2])
     local left = leave_active(id, lane)
-    redis.call('HSET', jk, 'stalls', tonumber(f[5] or '0') + 1)
+    local stalls = tonumber(f[5] or '0') + 1
     stat('reaped', 1)
     if attempt >= tonumber(f[3]) then
-      to_dead(id, f[6], now, 'dead', attempt, 'lease expired')
+      to_dead(id, f[6], now, 'dead', attempt, 'lease expired', { 'stalls', stalls })
       dead = dead + 1
       ring(lane, false, left)
     else
-      redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'last_error', 'lease expired' },
-        f[6], now, 'lease-expired', attempt, '')))
+      redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'last_error', 'lease expired',
+        'stalls', stalls }, f[6], now, 'lease-expired', attempt, '')))
       to_lane(lane, f[4], id)
       reaped = reaped + 1
       ring(lane, false, left, 1)
