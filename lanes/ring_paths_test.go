@@ -107,3 +107,39 @@ func TestWakeListStaysShort(t *testing.T) {
 	require.GreaterOrEqual(t, n, int64(16))
 	require.LessOrEqual(t, n, int64(32))
 }
+
+// A claim tells a paused or held lane from the queue's settings by one
+// count; with a default limit set, the settings hash is part of it.
+func TestClaimSeesPauseBesideSettings(t *testing.T) {
+	t.Parallel()
+	for _, withDefault := range []bool{false, true} {
+		t.Run("default limit "+strconv.FormatBool(withDefault), func(t *testing.T) {
+			t.Parallel()
+			q := setup(t, nil)
+			if withDefault {
+				_, err := q.SetDefaultLaneLimit(ctx, 2)
+				require.NoError(t, err)
+			}
+			enqueue(t, q, "open", "o1")
+			enqueue(t, q, "open", "o2")
+			enqueue(t, q, "shut", "s1")
+			_, err := q.PauseLane(ctx, "shut")
+			require.NoError(t, err)
+			jobs, err := q.Claim(ctx, 3, time.Minute)
+			require.NoError(t, err)
+			var got []string
+			for _, j := range jobs {
+				got = append(got, string(j.Payload))
+			}
+			if withDefault {
+				require.Equal(t, []string{"o1", "o2"}, got)
+			} else {
+				require.Equal(t, []string{"o1"}, got)
+			}
+			_, err = q.ResumeLane(ctx, "shut")
+			require.NoError(t, err)
+			require.Equal(t, "s1", string(claimOne(t, q, time.Minute).Payload))
+			recount(t, q)
+		})
+	}
+}

@@ -2,9 +2,21 @@
 -- ARGV: 1 history cap, 2 lease ms, 3 n, 4 ring steps allowed.
 -- Reply: flat {id, lane, payload, attempt, token, max, seq, enq_ms, ...};
 -- empty when the queue is paused or no lane is servable.
-local m = redis.call('HMGET', META, 'paused', 'lane_limit')
-if m[1] then return {} end
-default_limit = tonumber(m[2] or '1')
+-- One EXISTS answers the usual case: no settings (so no queue pause and
+-- the default limit of 1), no paused lane, no held lane. Otherwise the
+-- settings are read, and the count less the settings hash says whether a
+-- lane is paused or held (settings of another kind only make that answer
+-- cautious).
+local set = redis.call('EXISTS', META, PAUSED, HOLD)
+if set == 0 then
+  gated, default_limit = false, 1
+else
+  local m = redis.call('HMGET', META, 'paused', 'lane_limit')
+  if m[1] then return {} end
+  default_limit = tonumber(m[2] or '1')
+  if m[2] then set = set - 1 end
+  gated = set > 0
+end
 local lease, n, steps = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = now_ms()
 local out, got = {}, 0
