@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,7 +105,12 @@ func (r costRun) String() string {
 // scripts, and counts what op cost for jobs jobs.
 func measure(tb testing.TB, jobs int, cfg *lanes.Config, op func(q *lanes.Queue, lane func(i int) string)) costRun {
 	tb.Helper()
-	srv := echomqtest.Start(tb)
+	// With EMQ_TEST_ADDR the server is the one given (scripts/lanes-cost.sh
+	// counts its instructions), and only this benchmark may use it.
+	srv := echomqtest.Shared(tb)
+	if os.Getenv("EMQ_TEST_ADDR") == "" {
+		srv = echomqtest.Start(tb)
+	}
 	q, err := lanes.New(connect(tb, srv.URL()), echomqtest.Queue(tb), cfg)
 	require.NoError(tb, err)
 	cc := newCommandCounter(tb, srv)
