@@ -2,6 +2,7 @@
 -- ARGV: 1 history cap, 2 lease ms, 3 n, 4 ring steps allowed.
 -- Reply: flat {id, lane, payload, attempt, token, max, seq, enq_ms, ...};
 -- empty when the queue is paused or no lane is servable.
+
 -- One EXISTS answers the usual case: no settings (so no queue pause and
 -- the default limit of 1), no paused lane, no held lane. Otherwise the
 -- settings are read, and the count less the settings hash says whether a
