@@ -2,56 +2,101 @@
 -- ARGV: 1 history cap, 2 lease ms, 3 n, 4 ring steps allowed.
 -- Reply: flat {id, lane, payload, attempt, token, max, seq, enq_ms, ...};
 -- empty when the queue is paused or no lane is servable.
-if redis.call('HGET', META, 'paused') then return {} end
+
+-- One EXISTS answers the usual case: no settings (so no queue pause and
+-- the default limit of 1), no paused lane, no held lane. Otherwise the
+-- settings are read, and the count less the settings hash says whether a
+-- lane is paused or held (settings of another kind only make that answer
+-- cautious).
+local set = redis.call('EXISTS', META, PAUSED, HOLD)
+if set == 0 then
+  gated, default_limit = false, 1
+else
+  local m = redis.call('HMGET', META, 'paused', 'lane_limit')
+  if m[1] then return {} end
+  default_limit = tonumber(m[2] or '1')
+  if m[2] then set = set - 1 end
+  gated = set > 0
+end
 local lease, n, steps = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = now_ms()
 local out, got = {}, 0
-for _ = 1, steps do
-  if got >= n then break end
-  -- Rotate one step: the head lane moves to the tail and is served, so
-  -- every servable lane gets one claim per turn of the ring.
-  local lane = redis.call('LMOVE', RING, RING, 'LEFT', 'RIGHT')
-  if not lane then break end
-  local depth = redis.call('ZCARD', LANE .. lane)
-  local inflight = inflight_of(lane)
-  local limit = 1
-  if inflight > 0 then limit = limit_of(lane) end
-  if depth == 0 or inflight >= limit or redis.call('SISMEMBER', PAUSED, lane) == 1
-      or redis.call('ZSCORE', HOLD, lane) then
-    unring_tail(lane)
-    if depth == 0 then redis.call('SREM', LANES, lane) end
-  else
-    local popped = redis.call('ZPOPMIN', LANE .. lane)
-    local id, seq = popped[1], popped[2]
-    local jk = JOB .. id
-    local f = redis.call('HMGET', jk, 'state', 'payload', 'max', 'enq_ms', 'attempts', 'token', 'history')
-    if f[1] then
-      -- A job still in backoff here had its hold ended by a sweep that
-      -- stopped at its limit before flipping it.
-      if f[1] == 'backoff' then redis.call('ZREM', BACKOFF, id) end
-      local attempt, token = tonumber(f[5] or '0') + 1, tonumber(f[6] or '0') + 1
-      redis.call('HSET', jk, unpack(with_hist({ 'state', 'active', 'attempts', attempt, 'token', token,
-        'seq', seq, 'claim_ms', now }, f[7], now, 'claimed', attempt, '')))
-      redis.call('ZADD', ACTIVE, now + lease, id)
-      redis.call('HINCRBY', INFLIGHT, lane, 1)
-      inflight = inflight + 1
-      out[#out + 1] = id
-      out[#out + 1] = lane
-      out[#out + 1] = f[2]
-      out[#out + 1] = attempt
-      out[#out + 1] = token
-      out[#out + 1] = f[3]
-      out[#out + 1] = seq
-      out[#out + 1] = f[4]
-      got = got + 1
+-- Each step takes the head lane off the ring and serves it; a lane that
+-- stays servable goes back to the tail, so every servable lane gets one
+-- claim per turn of the ring. The steps are taken a batch at a time (one
+-- LPOP of as many lanes as jobs are still wanted), and the batch's ring
+-- edits are one RPUSH of the lanes that stay and one SREM of those that
+-- leave: the same order as one LMOVE per step.
+while got < n and steps > 0 do
+  local want = math.min(n - got, steps)
+  local batch = redis.call('LPOP', RING, want)
+  if not batch then break end
+  steps = steps - #batch
+  local stay, leave, emptied = {}, {}, {}
+  for _, lane in ipairs(batch) do
+    local lk = LANE .. lane
+    -- The lane's in-flight count is taken with the claim's own increment
+    -- and given back when the lane was at its limit; every limit is at
+    -- least 1, so a lane with nothing in flight needs no limit lookup.
+    -- ZPOPMIN takes the lane's first two jobs and puts the second back: a
+    -- lane of one job (the usual case) costs no ZCARD. depth is 2 for "more
+    -- than one", -1 when the lane was not looked at (paused, held, at its
+    -- limit).
+    local depth, inflight, limit, popped = -1, 0, nil, nil
+    if not paused_or_held(lane) then
+      inflight = redis.call('HINCRBY', INFLIGHT, lane, 1)
+      if inflight > 1 then limit = limit_of(lane) end
+      if limit and inflight > limit then
+        redis.call('HINCRBY', INFLIGHT, lane, -1)
+      else
+        popped = redis.call('ZPOPMIN', lk, 2)
+        depth = #popped / 2
+        if depth == 2 then redis.call('ZADD', lk, popped[4], popped[3]) end
+        if depth == 0 then decr(INFLIGHT, lane) end
+      end
     end
-    if depth <= 1 then
-      redis.call('SREM', LANES, lane)
-      unring_tail(lane)
+    if depth <= 0 then
+      -- Not servable (paused, held, at its limit, or empty): off the ring.
+      leave[#leave + 1] = lane
+      if depth == 0 then emptied[#emptied + 1] = lane end
     else
-      if inflight == 1 then limit = limit_of(lane) end
-      if inflight >= limit then unring_tail(lane) end
+      local id, seq = popped[1], popped[2]
+      local jk = JOB .. id
+      local f = redis.call('HMGET', jk, 'state', 'payload', 'max', 'enq_ms', 'attempts', 'token', 'history')
+      if f[1] then
+        -- A job still in backoff here had its hold ended by a sweep that
+        -- stopped at its limit before flipping it.
+        if f[1] == 'backoff' then redis.call('ZREM', BACKOFF, id) end
+        local attempt, token = tonumber(f[5] or '0') + 1, tonumber(f[6] or '0') + 1
+        redis.call('HSET', jk, unpack(with_hist({ 'state', 'active', 'attempts', attempt, 'token', token,
+          'seq', seq, 'claim_ms', now }, f[7], now, 'claimed', attempt, '')))
+        redis.call('ZADD', ACTIVE, now + lease, id)
+        out[#out + 1] = id
+        out[#out + 1] = lane
+        out[#out + 1] = f[2]
+        out[#out + 1] = attempt
+        out[#out + 1] = token
+        out[#out + 1] = f[3]
+        out[#out + 1] = seq
+        out[#out + 1] = f[4]
+        got = got + 1
+      else
+        -- A lane entry without its row claims nothing.
+        inflight = decr(INFLIGHT, lane)
+      end
+      if depth <= 1 then
+        emptied[#emptied + 1] = lane
+        leave[#leave + 1] = lane
+      elseif inflight >= (limit or limit_of(lane)) then
+        leave[#leave + 1] = lane
+      else
+        stay[#stay + 1] = lane
+      end
     end
   end
+  if #stay > 0 then redis.call('RPUSH', RING, unpack(stay)) end
+  if #leave > 0 then redis.call('SREM', RINGSET, unpack(leave)) end
+  if #emptied > 0 then redis.call('SREM', LANES, unpack(emptied)) end
+  if #batch < want and #stay == 0 then break end
 end
 return out

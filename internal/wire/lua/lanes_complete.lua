@@ -5,7 +5,9 @@
 -- held by this claim (its lease lapsed, or it was settled already).
 local ttl = tonumber(ARGV[2])
 local now = now_ms()
-local out, done, lanes = {}, 0, {}
+-- The settled jobs leave the active set in one ZREM and each lane's
+-- in-flight count drops once by its number of them.
+local out, settled, lanes = {}, {}, {}
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
   local jk = JOB .. id
@@ -18,7 +20,6 @@ for i = 3, #ARGV, 2 do
     out[#out + 1] = f[1]
   else
     local lane = f[3]
-    local left = leave_active(id, lane)
     if ttl > 0 then
       -- The tombstone keeps the id refused as a duplicate for the window;
       -- the payload is dropped.
@@ -28,13 +29,16 @@ for i = 3, #ARGV, 2 do
     else
       redis.call('DEL', jk)
     end
+    settled[#settled + 1] = id
     if not lanes[lane] then lanes[#lanes + 1] = lane end
-    lanes[lane] = left
-    done = done + 1
+    lanes[lane] = (lanes[lane] or 0) + 1
     out[#out + 1] = 1
     out[#out + 1] = 'completed'
   end
 end
-for _, lane in ipairs(lanes) do ring(lane, false, lanes[lane]) end
-if done > 0 then stat('completed', done) end
+if #settled > 0 then
+  redis.call('ZREM', ACTIVE, unpack(settled))
+  for _, lane in ipairs(lanes) do ring(lane, false, decr(INFLIGHT, lane, lanes[lane])) end
+  stat('completed', #settled)
+end
 return out

@@ -19,7 +19,7 @@ local seq = redis.call('INCR', SEQ)
 redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'seq', seq, 'attempts', 0 },
   f[4], now, 'retried', f[3], '')))
 redis.call('HDEL', jk, 'dead_ms')
-local depth = to_lane(lane, seq, id)
+to_lane(lane, seq, id)
 stat('retried', 1)
-ring(lane, false, nil, depth)
+ring(lane, false, nil, 1)
 return { 1, 'waiting' }

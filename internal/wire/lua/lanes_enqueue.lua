@@ -38,14 +38,14 @@ for i = 0, n - 1 do
       -- A lane that had waiting jobs is on the ring already, or rightly
       -- off it (paused, held, at its limit): only a lane this call filled
       -- may need to join the rotation.
-      if to_lane(lane, seq, id) == 1 then ready[#ready + 1] = lane end
+      if to_lane(lane, seq, id) then ready[#ready + 1] = lane end
     end
     admitted = admitted + 1
     out[#out + 1] = 1
     out[#out + 1] = seq
   end
 end
-for _, lane in ipairs(ready) do ring(lane, false) end
+for _, lane in ipairs(ready) do ring(lane, false, nil, 1) end
 if admitted > 0 then stat('enqueued', admitted) end
 if delayed then wake(1) end -- parked workers re-arm their janitors for the new due time
 return out

@@ -9,9 +9,10 @@ for i = 3, #ARGV, 2 do
   local f = redis.call('HMGET', JOB .. id, 'state', 'token')
   -- XX: never re-add a member the janitor already took out of the active
   -- set; that would resurrect a job that is waiting in its lane again.
-  if held(f, ARGV[i + 1]) and redis.call('ZSCORE', ACTIVE, id) then
-    redis.call('ZADD', ACTIVE, 'XX', deadline, id)
-  else
+  -- CH counts a moved deadline; only an unchanged one (a renewal in the
+  -- same millisecond) needs the ZSCORE to tell it from a job that left.
+  if not held(f, ARGV[i + 1]) or (redis.call('ZADD', ACTIVE, 'XX', 'CH', deadline, id) == 0
+      and not redis.call('ZSCORE', ACTIVE, id)) then
     lost[#lost + 1] = id
   end
 end

@@ -24,11 +24,11 @@ end
 stat('failed', 1)
 -- Back to the head of its lane at its arrival number: later jobs of the
 -- lane sort after it.
-local depth = to_lane(lane, f[6], id)
+to_lane(lane, f[6], id)
 if delay <= 0 then
   redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'last_error', reason },
     f[7], now, 'failed', attempt, reason)))
-  ring(lane, false, left, depth)
+  ring(lane, false, left, 1)
   return { 1, 'waiting' }
 end
 -- The lane is held until the backoff ends, so nothing of it can overtake

@@ -44,6 +44,8 @@ local function with_hist(fields, h, now, event, attempt, detail)
   return fields
 end
 
+-- default_limit is the limit of lanes without an override; a script that
+-- reads META anyway (claim) sets it from there and spares the lookup.
 local default_limit
 local function limit_of(lane)
   local l = redis.call('HGET', LIMITS, lane)
@@ -58,68 +60,81 @@ local function inflight_of(lane)
   return tonumber(redis.call('HGET', INFLIGHT, lane) or '0')
 end
 
+-- gated says whether any lane is paused or held, asked once per script
+-- (one EXISTS of both sets): almost always none is, and then no lane needs
+-- its own SISMEMBER and ZSCORE. No script adds a pause or a hold and then
+-- asks again, so the answer cannot go stale the wrong way; a hold that
+-- ended in the same script only costs the exact checks.
+local gated
+local function paused_or_held(lane)
+  if gated == nil then gated = redis.call('EXISTS', PAUSED, HOLD) > 0 end
+  if not gated then return false end
+  return redis.call('SISMEMBER', PAUSED, lane) == 1 or redis.call('ZSCORE', HOLD, lane) ~= false
+end
+
 -- A lane is servable when it has a waiting job, is below its in-flight
 -- limit, and is neither paused nor held. The ring holds the servable lanes;
 -- a lane that stops being servable by a pause, a hold or a lowered limit is
 -- dropped lazily by the next claim that meets it, so those never scan the
 -- ring. inflight and depth are the lane's counts when the caller knows
--- them.
+-- them (a depth of 1 stands for "not empty").
 local function servable(lane, inflight, depth)
   if (depth or redis.call('ZCARD', LANE .. lane)) == 0 then return false end
   inflight = inflight or inflight_of(lane)
   -- Every limit is at least 1: an idle lane needs no limit lookup.
   if inflight > 0 and inflight >= limit_of(lane) then return false end
-  return redis.call('SISMEMBER', PAUSED, lane) == 0 and not redis.call('ZSCORE', HOLD, lane)
+  return not paused_or_held(lane)
 end
 
 -- A wake token per lane that became servable; parked dispatchers BLPOP the
 -- list. A token only says "claim again", so the list stays short: a
--- dispatcher that claims serves every ready lane it has room for.
+-- dispatcher that claims serves every ready lane it has room for. Tokens
+-- pile up only while no dispatcher is parked (all are busy); the list is
+-- cut back to 16 once it passes 32, so a wake costs one push, not a length
+-- check and a push.
 local function wake(n)
-  local len = redis.call('LLEN', WAKE)
-  for _ = len + 1, math.min(len + n, 16) do redis.call('LPUSH', WAKE, '1') end
+  local t = {}
+  for i = 1, math.min(n, 16) do t[i] = '1' end
+  if redis.call('LPUSH', WAKE, unpack(t)) > 32 then redis.call('LTRIM', WAKE, 0, 15) end
 end
 
 -- ring appends a lane that became servable at the tail of the rotation and
 -- wakes a parked dispatcher. A lane already on the ring stays where it is.
 -- With force, a lane on the ring that just became servable again (resume,
--- hold end, raised limit) wakes a dispatcher too.
+-- hold end, raised limit) wakes a dispatcher too. inflight and depth are
+-- as for servable; a caller that just put a job in the lane passes a depth.
+-- The ring set's SADD is the membership test. A lane the caller did not
+-- just fill that has jobs in flight may be on the ring already (below a
+-- limit above 1): for it one SISMEMBER is cheaper than its checks.
 local function ring(lane, force, inflight, depth)
-  depth = depth or redis.call('ZCARD', LANE .. lane)
-  if depth == 0 then return end
-  if redis.call('SISMEMBER', RINGSET, lane) == 1 then
-    if force and servable(lane, inflight, depth) then wake(1) end
-    return
+  if not depth then
+    if redis.call('ZCARD', LANE .. lane) == 0 then return end
+    inflight = inflight or inflight_of(lane)
+    if inflight > 0 and not force and redis.call('SISMEMBER', RINGSET, lane) == 1 then return end
   end
-  if servable(lane, inflight, depth) then
-    redis.call('SADD', RINGSET, lane)
+  if not servable(lane, inflight, 1) then return end
+  if redis.call('SADD', RINGSET, lane) == 1 then
     redis.call('RPUSH', RING, lane)
+    wake(1)
+  elseif force then
     wake(1)
   end
 end
 
--- to_lane puts a job in its lane at its arrival number and returns the
--- lane's depth; a lane that was empty joins the lanes index (the lanes with
--- waiting jobs). Only a claim takes a job out of a lane, and it leaves the
--- index with the lane's last job.
+-- to_lane puts a job in its lane at its arrival number and reports whether
+-- the lane was empty. A lane that was empty joins the lanes index (exactly
+-- the lanes with waiting jobs), so the index's SADD is that test. Only a
+-- claim takes a job out of a lane, and it leaves the index with the lane's
+-- last job.
 local function to_lane(lane, seq, id)
   redis.call('ZADD', LANE .. lane, seq, id)
-  local depth = redis.call('ZCARD', LANE .. lane)
-  if depth == 1 then redis.call('SADD', LANES, lane) end
-  return depth
+  return redis.call('SADD', LANES, lane) == 1
 end
 
--- unring_tail drops a lane a claim just rotated to the tail: LREM from the
--- tail finds it at once.
-local function unring_tail(lane)
-  redis.call('LREM', RING, -1, lane)
-  redis.call('SREM', RINGSET, lane)
-end
-
--- decr takes one from a counter field and returns what is left, deleting
--- the field at zero so idle lanes leave no trace.
-local function decr(key, field)
-  local n = redis.call('HINCRBY', key, field, -1)
+-- decr takes by (default 1) from a counter field and returns what is left,
+-- deleting the field at zero so idle lanes leave no trace.
+local function decr(key, field, by)
+  local n = redis.call('HINCRBY', key, field, -(by or 1))
   if n <= 0 then redis.call('HDEL', key, field) end
   return n
 end
@@ -132,10 +147,11 @@ local function leave_active(id, lane)
 end
 
 -- to_dead parks a job in the dead set; the caller has taken it out of its
--- previous state.
-local function to_dead(id, h, now, event, attempt, reason)
-  redis.call('HSET', JOB .. id, unpack(with_hist({ 'state', 'dead', 'dead_ms', now, 'last_error', reason },
-    h, now, event, attempt, reason)))
+-- previous state. extra are more fields for the row's one HSET.
+local function to_dead(id, h, now, event, attempt, reason, extra)
+  local fields = { 'state', 'dead', 'dead_ms', now, 'last_error', reason }
+  for _, v in ipairs(extra or {}) do fields[#fields + 1] = v end
+  redis.call('HSET', JOB .. id, unpack(with_hist(fields, h, now, event, attempt, reason)))
   redis.call('ZADD', DEAD, now, id)
 end
 

@@ -11,7 +11,7 @@ local attempt = tonumber(f[4]) - 1
 local left = leave_active(id, lane)
 redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'attempts', attempt },
   f[6], now, 'released', attempt, '')))
-local depth = to_lane(lane, f[5], id)
+to_lane(lane, f[5], id)
 stat('released', 1)
-ring(lane, false, left, depth)
+ring(lane, false, left, 1)
 return { 1, 'waiting' }

@@ -22,18 +22,19 @@ for _, id in ipairs(ids) do
   else
     local lane, attempt = f[1], tonumber(f[2])
     local left = leave_active(id, lane)
-    redis.call('HSET', jk, 'stalls', tonumber(f[5] or '0') + 1)
+    local stalls = tonumber(f[5] or '0') + 1
     stat('reaped', 1)
     if attempt >= tonumber(f[3]) then
-      to_dead(id, f[6], now, 'dead', attempt, 'lease expired')
+      to_dead(id, f[6], now, 'dead', attempt, 'lease expired', { 'stalls', stalls })
       dead = dead + 1
+      ring(lane, false, left)
     else
-      redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'last_error', 'lease expired' },
-        f[6], now, 'lease-expired', attempt, '')))
+      redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting', 'last_error', 'lease expired',
+        'stalls', stalls }, f[6], now, 'lease-expired', attempt, '')))
       to_lane(lane, f[4], id)
       reaped = reaped + 1
+      ring(lane, false, left, 1)
     end
-    ring(lane, false, left)
   end
 end
 
@@ -48,7 +49,7 @@ for _, id in ipairs(ids) do
     redis.call('HSET', jk, unpack(with_hist({ 'state', 'waiting' }, f[3], now, 'promoted', 0, '')))
     to_lane(f[1], f[2], id)
     promoted = promoted + 1
-    ring(f[1], false)
+    ring(f[1], false, nil, 1)
   end
 end
 
