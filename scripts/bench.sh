@@ -8,6 +8,7 @@
 #   BENCH='^BenchmarkAppend$/parallel64' scripts/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 BENCHTIME=${BENCHTIME:-2s}
 COUNT=${COUNT:-3}
@@ -21,15 +22,7 @@ redis-server --version
 uptime
 
 # A free loopback port: nothing answers on it.
-port=
-for _ in $(seq 50); do
-	p=$((20000 + RANDOM % 20000))
-	if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-		port=$p
-		break
-	fi
-done
-[ -n "$port" ] || { echo "no free port found" >&2; exit 1; }
+port=$(free_port)
 
 dir=$(mktemp -d)
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" --daemonize no >"$dir/redis.log" 2>&1 &

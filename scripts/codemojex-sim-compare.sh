@@ -11,6 +11,7 @@
 #   BASE=efa8691 PLAYERS=1000 GUESSES=10 ROUNDS=2 scripts/codemojex-sim-compare.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 
 BASE=${BASE:-efa8691}
 PLAYERS=${PLAYERS:-1000}
@@ -25,15 +26,7 @@ fi
 (cd "$BASEDIR" && go build -o "$work/base" ./codemojex/cmd/codemojex)
 go build -o "$work/head" ./codemojex/cmd/codemojex
 
-port=
-for _ in $(seq 50); do
-	p=$((20000 + RANDOM % 20000))
-	if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-		port=$p
-		break
-	fi
-done
-[ -n "$port" ] || { echo "no free port found" >&2; exit 1; }
+port=$(free_port)
 
 redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" --daemonize no >"$work/redis.log" 2>&1 &
 pid=$!
@@ -51,17 +44,6 @@ calls() {
 	redis-cli -p "$port" info commandstats | tr -d '\r' | sed -n 's/^cmdstat_[^:]*:calls=\([0-9]*\),.*/\1/p' | awk '{s+=$1} END {print s+0}'
 }
 
-free_port() {
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "no free port found" >&2
-	exit 1
-}
 
 # Each run serves one build on its own database of the shared server and
 # plays this checkout's sim client against it (the baseline's own sim

@@ -12,6 +12,7 @@
 #   REF=2bcb0f2 scripts/lanes-cost.sh          # the scripts as they were at a commit
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 command -v valgrind >/dev/null || { echo "lanes-cost: valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 
 N=${N:-1000}
@@ -30,14 +31,6 @@ if [ -n "${REF:-}" ]; then
 	tree=$dir/ref
 fi
 (cd "$tree" && go test -c -o "$dir/lanes.test" ./lanes/)
-
-free_port() {
-	for _ in $(seq 50); do
-		local p=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-	done
-	echo "no free port" >&2; exit 1
-}
 
 # total JOBS: instructions of a server that served the benchmark of JOBS jobs.
 total() {

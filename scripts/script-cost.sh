@@ -16,6 +16,7 @@
 # append (a fresh key each call).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 command -v valgrind >/dev/null || { echo "script-cost: valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 
 N=${N:-2000}
@@ -29,14 +30,6 @@ lua() {
 	local f; f="$dir/$(basename "$1")"
 	git show "$REF:$1" >"$f"
 	echo "$f"
-}
-
-free_port() {
-	for _ in $(seq 50); do
-		local p=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-	done
-	echo "no free port" >&2; exit 1
 }
 
 # total CALLS SCRIPT|'' ARGS...: instructions of a server that served CALLS
