@@ -33,12 +33,79 @@ func runUpdate(t *testing.T, open target) {
 		"AppendsInterleave":  testTxAppendsInterleave,
 		"BadInput":           testTxBadInput,
 		"Table":              testTable,
+		"WrongTypeStream":    testTxWrongTypeStream,
+		"ManyReads":          testTxManyReads,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			test(t, open(t), echomqtest.Queue(t))
 		})
 	}
+}
+
+// testTxWrongTypeStream: a transaction appending to a stream whose key
+// holds another type fails with ErrWrongType at commit and writes nothing,
+// not even its records; a first append to a stream that does not exist yet
+// commits.
+func testTxWrongTypeStream(t *testing.T, c *echomq.Client, q string) {
+	ctx := context.Background()
+	bad := c.Stream(q, "not-a-stream")
+	_, err := c.Do(ctx, "SET", bad.Key(), "a string")
+	require.NoError(t, err)
+	err = c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		if err := tx.Put("wallets", "ann", []byte("5")); err != nil {
+			return err
+		}
+		_, err := tx.Append(ctx, "not-a-stream", echomq.F("k", "v"))
+		return err
+	}, nil)
+	require.ErrorIs(t, err, echomq.ErrWrongType)
+	_, found, err := c.Table(q, "wallets").Get(ctx, "ann")
+	require.NoError(t, err)
+	require.False(t, found, "nothing written")
+
+	var receipt echomq.ID
+	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		var err error
+		receipt, err = tx.Append(ctx, "fresh", echomq.F("k", "v"))
+		return err
+	}, nil))
+	evs, err := c.Stream(q, "fresh").Read(ctx, echomq.All, nil)
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	require.Equal(t, receipt, evs[0].ID)
+}
+
+// testTxManyReads: the commit checks every read, past the first chunk of
+// its check too: a record read 1100th of 1200 and changed by another writer
+// before the commit makes the transaction run again.
+func testTxManyReads(t *testing.T, c *echomq.Client, q string) {
+	ctx := context.Background()
+	keys := make([]string, 1200)
+	for i := range keys {
+		keys[i] = "k" + strconv.Itoa(i)
+	}
+	runs := 0
+	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		runs++
+		if _, _, err := tx.GetMany(ctx, "many", keys...); err != nil {
+			return err
+		}
+		if runs == 1 {
+			// Another writer creates a record this run read as absent.
+			if err := c.Update(ctx, q, func(_ context.Context, other *echomq.Tx) error {
+				return other.Put("many", keys[1100], []byte("theirs"))
+			}, nil); err != nil {
+				return err
+			}
+		}
+		return tx.Put("many", "done", []byte(strconv.Itoa(runs)))
+	}, nil))
+	require.Equal(t, 2, runs, "the changed read made the transaction run again")
+	v, found, err := c.Table(q, "many").Get(ctx, "done")
+	require.NoError(t, err)
+	require.True(t, found)
+	require.Equal(t, "2", string(v))
 }
 
 var errInsufficient = errors.New("insufficient balance")

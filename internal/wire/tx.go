@@ -49,14 +49,19 @@ func XAddOp(key, entryID, receipt string, pairs []string) Op {
 var commitScript = NewScript(`
 local nr = tonumber(ARGV[1])
 local a = 2
-for i = 1, nr do
-  local cur = redis.call('GET', KEYS[i])
-  if ARGV[a] == '1' then
-    if cur ~= ARGV[a + 1] then return 0 end
-  elseif cur then
-    return 0
+-- The reads are checked with one MGET per 500 keys (all on the queue's
+-- slot), not a GET each.
+for first = 1, nr, 500 do
+  local last = math.min(first + 499, nr)
+  local cur = redis.call('MGET', unpack(KEYS, first, last))
+  for i = 1, last - first + 1 do
+    if ARGV[a] == '1' then
+      if cur[i] ~= ARGV[a + 1] then return 0 end
+    elseif cur[i] then
+      return 0
+    end
+    a = a + 2
   end
-  a = a + 2
 end
 local ops = {}
 local tops = {}
@@ -71,8 +76,13 @@ while a <= #ARGV do
     local key = KEYS[k]
     if tops[key] == nil then
       tops[key] = false
-      if redis.call('EXISTS', key) == 1 then
-        local info = redis.call('XINFO', 'STREAM', key)
+      -- One call: XINFO on a missing stream is an error reply ("no such
+      -- key"), caught here, so no EXISTS first. Any other error (a key of
+      -- another type) ends the commit before it writes anything.
+      local info = redis.pcall('XINFO', 'STREAM', key)
+      if type(info) == 'table' and info.err then
+        if not string.find(string.lower(info.err), 'no such key', 1, true) then return info end
+      else
         for i = 1, #info, 2 do
           if info[i] == 'last-generated-id' then tops[key] = info[i + 1] end
         end
