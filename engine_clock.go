@@ -153,15 +153,20 @@ type AppendStats struct {
 	// Arbitrated is how many proposed ids the script replaced by an id of
 	// its choosing (inside the script: no extra round trip).
 	Arbitrated int64
+	// Contended is how many times a stream turned contended: the script
+	// found a top written by another node above a proposal, so the
+	// stream's appends went to the script for a while. A client's own
+	// goroutines racing each other never count here.
+	Contended int64
 }
 
 type appendCounters struct {
-	records, plain, scripts, refused, arbitrated atomic.Int64
+	records, plain, scripts, refused, arbitrated, contended atomic.Int64
 }
 
 // AppendStats returns the client's append counters.
 func (c *Client) AppendStats() AppendStats {
 	s := &c.astats
 	return AppendStats{Records: s.records.Load(), Plain: s.plain.Load(), Scripts: s.scripts.Load(),
-		Refused: s.refused.Load(), Arbitrated: s.arbitrated.Load()}
+		Refused: s.refused.Load(), Arbitrated: s.arbitrated.Load(), Contended: s.contended.Load()}
 }

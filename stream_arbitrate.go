@@ -60,6 +60,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 			// append. (A top of this client's own node is one of its own
 			// goroutines' later appends: no reason to leave plain XADDs.)
 			c.eclock.markHot(s.key)
+			c.astats.contended.Add(1)
 		}
 		return parseReceipts(rep.Receipts, len(ids))
 	case wire.AppendDup:
