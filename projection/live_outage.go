@@ -151,6 +151,11 @@ func (r *liveRun[S]) maybeSave(ctx context.Context, now bool) error {
 // outage ([errOutage]) or a permanent error.
 func (r *liveRun[S]) follow(ctx context.Context) error {
 	l := r.l
+	// Deferred calls run last first: the followers are cancelled, then
+	// waited for, whichever way this returns (a permanent snapshot error
+	// returns while they block in their reads).
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	fctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	type item struct {
@@ -158,8 +163,6 @@ func (r *liveRun[S]) follow(ctx context.Context) error {
 		src int
 	}
 	ch := make(chan item, l.cfg.PageSize)
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	for i, from := range l.positions() {
 		wg.Go(func() {
 			opts := &echomq.FollowOpts{From: from, Block: l.cfg.Block, Count: l.cfg.PageSize, Logger: quiet}

@@ -97,3 +97,31 @@ func TestLiveStopsOnPermanentSnapshotError(t *testing.T) {
 	require.Equal(t, 1, log.Count("echomq: projection: stopped on a permanent error"))
 	require.Zero(t, log.Count("engine unavailable; retrying"), "a permanent error is no outage")
 }
+
+// TestLiveStopsOnPermanentSnapshotErrorWhileFollowing: the same when the
+// refused snapshot comes from the followers' folding (the catch-up's
+// snapshot landed): Run stops its followers and returns the error.
+func TestLiveStopsOnPermanentSnapshotErrorWhileFollowing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	s := b.stream("ev")
+	_, err := s.Append(b.ctx, echomq.Fields{"n", "1"})
+	require.NoError(t, err)
+	full := errors.New("disk full")
+	store := &flakyStore{err: full}
+	l, err := NewLive(collect(), &LiveConfig{Store: store, SnapshotEvery: 1, Logger: (&echomqtest.Logs{}).Logger()}, s)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- l.Run(b.ctx) }()
+	// The catch-up folds the first event and saves it: following begins.
+	require.Eventually(t, func() bool { return store.attempts.Load() == 1 }, 20*time.Second, 10*time.Millisecond)
+	store.fail.Store(1 << 30)
+	_, err = s.Append(b.ctx, echomq.Fields{"n", "2"})
+	require.NoError(t, err)
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, full)
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not stop on a permanent snapshot error while following")
+	}
+}
