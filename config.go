@@ -97,9 +97,10 @@ type Config struct {
 	// FlushDelay is how long the connection's writer may wait after a
 	// flush to gather the commands of other goroutines into the next one
 	// (valkey-go's MaxFlushDelay): many goroutines then share each write
-	// system call, which on a machine whose cores the engine shares is what
-	// bounds throughput (64 goroutines appending: 1.55–1.65× raw valkey-go,
-	// 1.13–1.17× without; BENCHMARKS.md). A caller that waits for each reply
+	// system call, which on a machine whose cores are busy is what bounds
+	// throughput (64 goroutines appending under load: 1.67–1.70× raw
+	// valkey-go, 1.13–1.18× without; on an idle machine it makes no
+	// difference; BENCHMARKS.md). A caller that waits for each reply
 	// before its next call pays nothing while the round trip is longer than
 	// the delay; on a faster network its calls may wait up to the delay.
 	// Defaults to [DefaultFlushDelay]; a negative value flushes at once.
