@@ -11,6 +11,11 @@
 // [Tracing.Handler] for a "process" span around each delivery, the parent
 // of the handler's own spans.
 //
+// A send span is handed to the SDK off the append path, in a batch with
+// the other appends of a few milliseconds, with the append's own start,
+// end and parent ([Config.Handoff]): call [Tracing.Flush] before shutting
+// the TracerProvider down.
+//
 // Trace context travels in the entry only when asked for
 // ([Config.Inject]): the send span's W3C traceparent (and tracestate) is
 // written to the opt-in field [TraceParentField] ([TraceStateField]), and a

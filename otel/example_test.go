@@ -21,7 +21,9 @@ func Example() {
 	ctx := context.Background()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(ctx)
 	tracing := emqotel.New(&emqotel.Config{TracerProvider: tp, Inject: true})
+	defer tracing.Flush() // before the Shutdown: deferred calls run last first
 	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{tracing}, Notice: io.Discard})
 	if err != nil {
 		panic(err)
@@ -32,6 +34,7 @@ func Example() {
 		panic(err)
 	}
 
+	tracing.Flush() // hand the send span to the SDK now, not within Config.Handoff
 	send := rec.Ended()[0]
 	evs, err := orders.Read(ctx, echomq.All, nil)
 	if err != nil {

@@ -39,13 +39,14 @@ func attrs(s sdktrace.ReadOnlySpan) map[string]string {
 func TestNothingAddedUnlessAsked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, rec, c := tracer(t, false)
+	tr, rec, c := tracer(t, false)
 	s := c.Stream(echomqtest.Queue(t), "plain")
 	id, err := s.Append(ctx, echomq.F("k", "v"))
 	require.NoError(t, err)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, echomq.F("k", "v"), evs[0].Fields)
+	tr.Flush()
 	spans := rec.Ended()
 	require.Len(t, spans, 1)
 	require.Equal(t, "send plain", spans[0].Name())
@@ -60,13 +61,14 @@ func TestNothingAddedUnlessAsked(t *testing.T) {
 func TestBatchAndFailedSends(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, rec, c := tracer(t, true)
+	tr, rec, c := tracer(t, true)
 	s := c.Stream(echomqtest.Queue(t), "batched")
 	_, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "1"), echomq.F("n", "2")})
 	require.NoError(t, err)
 	_, err = s.Append(ctx, echomq.F("odd"))
 	require.ErrorIs(t, err, echomq.ErrInvalidFields)
 
+	tr.Flush()
 	spans := rec.Ended()
 	require.Len(t, spans, 2)
 	batch, bad := spans[0], spans[1]

@@ -50,6 +50,7 @@ func produce(args []string) int {
 		return 1
 	}
 	root.End()
+	tr.Flush()
 	for _, s := range rec.Ended() {
 		if s.Name() == "send "+args[2] {
 			fmt.Println(s.SpanContext().TraceID(), s.SpanContext().SpanID(), s.Parent().SpanID())
