@@ -18,7 +18,9 @@ type groupDoc struct {
 	Pending       int64         `json:"pending"`
 	LastDelivered string        `json:"last_delivered"` // "0-0" before the first delivery
 	EntriesRead   *int64        `json:"entries_read"`   // null when the engine cannot tell
-	Lag           *int64        `json:"lag"`
+	Lag           int64         `json:"lag"`            // entries above last_delivered, counted by EchoMQ
+	LagExact      bool          `json:"lag_exact"`      // false: lag is a lower bound (more than the count limit)
+	EngineLag     *int64        `json:"engine_lag"`     // the engine's own figure, null when it cannot tell (after trims and deletes)
 	Consumers     []consumerDoc `json:"consumers"`
 }
 
@@ -29,9 +31,16 @@ type consumerDoc struct {
 	InactiveMs *int64 `json:"inactive_ms"` // null when the engine does not report it
 }
 
-func toGroupDoc(gi echomq.GroupInfo) groupDoc {
+// toGroupDoc describes a group, its lag counted by EchoMQ above the last
+// delivered id (the engine's own lag is unknown after XTRIM and XDEL).
+func toGroupDoc(ctx context.Context, s *echomq.Stream, gi echomq.GroupInfo) (groupDoc, error) {
+	lag, err := s.CountAfter(ctx, gi.LastDelivered, 0)
+	if err != nil {
+		return groupDoc{}, err
+	}
 	d := groupDoc{Group: gi.Name, Pending: gi.Pending, LastDelivered: gi.LastDelivered.String(),
-		EntriesRead: known(gi.EntriesRead), Lag: known(gi.Lag), Consumers: make([]consumerDoc, len(gi.Consumers))}
+		EntriesRead: known(gi.EntriesRead), Lag: lag.N, LagExact: lag.Exact, EngineLag: known(gi.Lag),
+		Consumers: make([]consumerDoc, len(gi.Consumers))}
 	for i, c := range gi.Consumers {
 		d.Consumers[i] = consumerDoc{Name: c.Name, Pending: c.Pending, IdleMs: c.Idle.Milliseconds()}
 		if c.Inactive >= 0 {
@@ -39,7 +48,15 @@ func toGroupDoc(gi echomq.GroupInfo) groupDoc {
 			d.Consumers[i].InactiveMs = &ms
 		}
 	}
-	return d
+	return d, nil
+}
+
+// lagText prints a lag, "≥N" when it is a lower bound.
+func lagText(d groupDoc) string {
+	if !d.LagExact {
+		return fmt.Sprintf(">=%d", d.Lag)
+	}
+	return fmt.Sprint(d.Lag)
 }
 
 // known maps the engine's "cannot tell" (-1) to null.
@@ -177,7 +194,7 @@ func (a *app) groupListCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:     "list STREAM",
 		Short:   "List a stream's consumer groups",
-		Long:    "List the consumer groups of STREAM with their consumers, pending entries, last\ndelivered entry id, entries read and lag. A missing stream has none.",
+		Long:    "List the consumer groups of STREAM with their consumers, pending entries, last\ndelivered entry id, entries read and lag (entries above the last delivered id,\ncounted by EchoMQ, so still known after trims and deletes). A missing stream has none.",
 		Example: "  emq group list orders",
 		Args:    argsRange(1, 1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
@@ -191,7 +208,9 @@ func (a *app) groupListCommand() *cobra.Command {
 				}
 				docs := make([]groupDoc, len(gis))
 				for i, gi := range gis {
-					docs[i] = toGroupDoc(gi)
+					if docs[i], err = toGroupDoc(cmd.Context(), s, gi); err != nil {
+						return err
+					}
 				}
 				if a.json {
 					return writeJSON(a.stdout, groupListDoc{Queue: a.queue, Stream: s.Name(), Groups: docs})
@@ -199,7 +218,7 @@ func (a *app) groupListCommand() *cobra.Command {
 				tw := table(a.stdout)
 				fmt.Fprintln(tw, "GROUP\tCONSUMERS\tPENDING\tLAST-DELIVERED\tREAD\tLAG")
 				for _, d := range docs {
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", d.Group, len(d.Consumers), d.Pending, d.LastDelivered, orDash(d.EntriesRead), orDash(d.Lag))
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", d.Group, len(d.Consumers), d.Pending, d.LastDelivered, orDash(d.EntriesRead), lagText(d))
 				}
 				return tw.Flush()
 			})

@@ -22,7 +22,9 @@ func (a *app) groupInfoCommand() *cobra.Command {
 		Short: "Show a group's pending count, last delivered id, lag and consumers",
 		Long: `Show consumer group GROUP of STREAM: how many entries are pending (delivered and
 not acknowledged), the last entry id delivered to it, how many entries it read
-and how many it still has to read (lag; "-" when the engine cannot tell), and
+and how many it still has to read (lag: the entries above the last delivered id,
+counted by EchoMQ, so still known after trims and deletes; "engine lag" is the
+engine's own figure, "-" when it cannot tell), and
 each consumer with its pending count, idle time (since it last read or claimed)
 and inactive time (since its last successful read or claim; "-" before Redis
 7.2). A missing group exits 3.`,
@@ -37,7 +39,10 @@ and inactive time (since its last successful read or claim; "-" before Redis
 				if err != nil {
 					return err
 				}
-				d := toGroupDoc(gi)
+				d, err := toGroupDoc(cmd.Context(), g.Stream(), gi)
+				if err != nil {
+					return err
+				}
 				if a.json {
 					return writeJSON(a.stdout, groupInfoDoc{Queue: a.queue, Stream: args[0], groupDoc: d})
 				}
@@ -59,7 +64,8 @@ func (a *app) writeGroupInfo(stream string, d groupDoc, gi echomq.GroupInfo) err
 		fmt.Fprintf(tw, "last delivered\t%s  %s\n", d.LastDelivered, fmtTime(gi.LastDelivered.Time()))
 	}
 	fmt.Fprintf(tw, "entries read\t%s\n", orDash(d.EntriesRead))
-	fmt.Fprintf(tw, "lag\t%s\n", orDash(d.Lag))
+	fmt.Fprintf(tw, "lag\t%s\n", lagText(d))
+	fmt.Fprintf(tw, "engine lag\t%s\n", orDash(d.EngineLag))
 	fmt.Fprintf(tw, "consumers\t%d\n", len(d.Consumers))
 	if err := tw.Flush(); err != nil || len(gi.Consumers) == 0 {
 		return err
