@@ -41,8 +41,13 @@ type EngineCall struct {
 	Err error
 }
 
-// AppendHook observes appends: [Stream.Append], AppendWith, AppendID and
-// the batches.
+// AppendHook observes appends: [Stream.Append], AppendWith, AppendID, the
+// batches, and the appends of a transaction ([Tx.Append]), each reported
+// as one append once its commit wrote it (Start is when Tx.Append was
+// called), or failed with an error that leaves it unknown whether it was
+// written; an attempt that conflicted wrote nothing and is not reported.
+// The [AppendPrepareHook]s do not see a transaction's appends: a
+// transaction's fields go out as the caller wrote them.
 type AppendHook interface {
 	// OnAppend is called once per call, with the caller's context, after
 	// the records were written or the call failed.

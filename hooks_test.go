@@ -315,3 +315,53 @@ func TestLagBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 0, n, "nothing written")
 }
+
+// A transaction's appends reach the AppendHooks once their commit wrote
+// them; an attempt that conflicted is not reported.
+func TestHooksTransactionAppends(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder()
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), Hooks: []echomq.Hook{rec}})
+	q := echomqtest.Queue(t)
+	var got []echomq.ID
+	attempts := 0
+	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		attempts++
+		got = got[:0]
+		if _, _, err := tx.Get(ctx, "counters", "k"); err != nil {
+			return err
+		}
+		if attempts == 1 {
+			// Another writer changes what this attempt read: its commit conflicts.
+			if err := c.Update(ctx, q, func(_ context.Context, other *echomq.Tx) error {
+				return other.Put("counters", "k", []byte("1"))
+			}, nil); err != nil {
+				return err
+			}
+		}
+		for _, stream := range []string{"opened", "scored"} {
+			id, err := tx.Append(ctx, stream, echomq.F("n", "1"))
+			if err != nil {
+				return err
+			}
+			got = append(got, id)
+		}
+		return tx.Put("counters", "k", []byte("2"))
+	}, nil)
+	require.NoError(t, err)
+	require.Equal(t, 2, attempts, "the first commit conflicted")
+
+	seen := rec.snapshot()
+	require.Len(t, seen.appends, 2, "only the commit that wrote is reported")
+	for i, stream := range []string{"opened", "scored"} {
+		a := seen.appends[i]
+		require.Equal(t, q, a.Queue)
+		require.Equal(t, stream, a.Stream)
+		require.Equal(t, got[i], a.ID)
+		require.Equal(t, 1, a.Records)
+		require.Zero(t, a.Failed)
+		require.NoError(t, a.Err)
+		require.Positive(t, a.Duration)
+	}
+	require.Zero(t, seen.prepared, "a transaction's fields go out as written")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
@@ -39,6 +40,29 @@ type Tx struct {
 	// gone holds the record keys this attempt deleted: a Put after them
 	// must add the key to its table's index again.
 	gone map[string]bool
+	// sent holds this attempt's appends for the client's AppendHooks (only
+	// when it has some), reported once the commit wrote them.
+	sent []txAppend
+}
+
+// txAppend is an append of a transaction, for the AppendHooks.
+type txAppend struct {
+	s     *Stream
+	id    ID
+	start time.Time
+}
+
+// reportAppends tells the AppendHooks about the appends of a commit that
+// wrote them (err nil) or failed with err, when it may have written them;
+// a commit that conflicted wrote nothing and is not reported.
+func (tx *Tx) reportAppends(ctx context.Context, err error) {
+	for _, a := range tx.sent {
+		info := AppendInfo{Records: 1, ID: a.id, Start: a.start, Err: err}
+		if err != nil {
+			info.ID, info.Failed = ID{}, 1
+		}
+		a.s.appended(ctx, info)
+	}
 }
 
 // Update runs fn as an optimistic transaction on queue. fn reads records with
@@ -73,9 +97,12 @@ func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.C
 		}
 		ok, err := c.conn.Commit(ctx, tx.reads, tx.ops)
 		if err != nil {
-			return opError("update", queue, err)
+			err = opError("update", queue, err)
+			tx.reportAppends(ctx, err)
+			return err
 		}
 		if ok {
+			tx.reportAppends(ctx, nil)
 			return nil
 		}
 	}
@@ -198,6 +225,9 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	}
 	tx.floor[s.key] = id.EntryID()
 	tx.ops = append(tx.ops, wire.XAddOp(s.key, id.EntryID().String(), id.String(), f))
+	if len(tx.c.hooks.append) > 0 {
+		tx.sent = append(tx.sent, txAppend{s: s, id: id, start: time.Now()})
+	}
 	return id, nil
 }
 
