@@ -107,7 +107,18 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		// the arbitrating script takes it from here, the key still free.
 		id = c.minter.NextID(BrandEvent)
 	}
-	ids, err := s.script(ctx, c.eclock.mode(s.key), []ID{id}, []Fields{f}, &opts)
+	mode := c.eclock.mode(s.key)
+	if mode == wire.ModeContended && opts.plain() {
+		got, done, err := s.contended(ctx, []ID{id}, []Fields{f})
+		if err != nil {
+			return ID{}, opError("append", s.key, err)
+		}
+		if done {
+			c.astats.records.Add(1)
+			return got[0], nil
+		}
+	}
+	ids, err := s.script(ctx, mode, []ID{id}, []Fields{f}, &opts)
 	if err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
@@ -262,7 +273,7 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 		for j, i := range todo {
 			sub[j], subRecs[j] = ids[i], records[i]
 		}
-		got, err := s.script(ctx, c.eclock.mode(s.key), sub, subRecs, &opts)
+		got, err := s.scriptBatch(ctx, sub, subRecs, &opts)
 		for j, i := range todo {
 			if err != nil {
 				errs[i] = err
@@ -295,6 +306,20 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 		return ids, &BatchError{Results: results, Failed: failed}
 	}
 	return ids, nil
+}
+
+// scriptBatch appends records through a script: the contended one when
+// the stream is hot and the append plain, else (or when it hands the
+// append back) the arbitrating one.
+func (s *Stream) scriptBatch(ctx context.Context, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
+	mode := s.c.eclock.mode(s.key)
+	if mode == wire.ModeContended && opts.plain() {
+		got, done, err := s.contended(ctx, ids, records)
+		if done || err != nil {
+			return got, err
+		}
+	}
+	return s.script(ctx, mode, ids, records, opts)
 }
 
 func allIndexes(n int) []int {

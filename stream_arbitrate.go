@@ -88,6 +88,60 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 	}
 }
 
+// contended is the lean append of plain records (no idempotency key, no
+// expected top) on a stream marked hot: one small script reads the top,
+// chooses each id above it by the rule of [aboveTop] and the engine's clock,
+// and writes it with its receipt; the proposals in ids are not sent. It
+// reports done=false, having written nothing, when the script hands the
+// append back (an empty stream, a top beyond MaxSkew, a deleted last
+// entry); the caller then runs [Stream.script], which answers each of them.
+func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]ID, bool, error) {
+	c := s.c
+	node, err := c.mintNode()
+	if err != nil {
+		return nil, true, err
+	}
+	pairs := make([][]string, len(records))
+	for i, f := range records {
+		pairs[i] = f
+	}
+	sent := c.eclock.since()
+	rep, err := c.conn.StreamAppendContended(ctx, s.key, node, c.cfg.MaxSkew.Milliseconds(), pairs)
+	if err != nil {
+		return nil, true, err
+	}
+	c.eclock.observe(sent, c.eclock.since(), rep.EngineUs)
+	c.astats.scripts.Add(1)
+	if rep.Status == wire.AppendBack {
+		return nil, false, nil
+	}
+	got, err := parseReceipts(rep.Receipts, len(ids))
+	if err != nil {
+		return nil, true, err
+	}
+	top, err := ParseEntryID(rep.Top)
+	if err != nil {
+		return nil, true, fmt.Errorf("echomq: contended append script top: %w", err)
+	}
+	var replaced int64
+	for i := range got {
+		if got[i] != ids[i] {
+			replaced++
+		}
+	}
+	c.astats.arbitrated.Add(replaced)
+	// Stay hot exactly when the append script would have said so: the
+	// first proposal was not one it keeps (within reach of the clock and
+	// above the top) and the top is another node's.
+	first := ids[0].EntryID()
+	kept := int64(first.Ms) <= rep.EngineUs/1000+scriptLead.Milliseconds() && first.Compare(top) > 0
+	if !kept && min(top.Seq, MaxTail)>>seqBits != uint64(node) {
+		c.eclock.markHot(s.key)
+		c.astats.contended.Add(1)
+	}
+	return got, true, nil
+}
+
 // dupReceipts splits the receipts stored under an idempotency key (one
 // append's, concatenated) for a repeat of n records.
 func dupReceipts(all string, n int, key string) ([]ID, error) {

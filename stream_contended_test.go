@@ -1,0 +1,348 @@
+package echomq
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// contendedEngines runs test on the shared redis-server and on a private
+// embedded engine: the contended script must behave the same on both.
+func contendedEngines(t *testing.T, test func(t *testing.T, c *Client, q string, server bool)) {
+	for name, url := range map[string]func() string{
+		"server":   func() string { return echomqtest.Shared(t).URL() },
+		"embedded": func() string { return embedded.URL },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Connect(context.Background(), Config{URL: url(), NodeID: Node(5), Notice: io.Discard})
+			require.NoError(t, err)
+			t.Cleanup(func() { require.NoError(t, c.Close()) })
+			test(t, c, echomqtest.Queue(t), name == "server")
+		})
+	}
+}
+
+// engineMs is the engine's clock, Unix ms.
+func engineMs(t *testing.T, c *Client) int64 {
+	t.Helper()
+	now, err := c.EngineTime(context.Background())
+	require.NoError(t, err)
+	return now.UnixMilli()
+}
+
+// putTop appends the EVT entry of e (receipt field first) as it is.
+func putTop(t *testing.T, c *Client, key string, e EntryID) {
+	t.Helper()
+	snow, ok := e.Snowflake()
+	require.True(t, ok, "%v", e)
+	require.NoError(t, c.conn.XAdd(context.Background(), key, e.String(), MustID(BrandEvent, snow).String(), []string{"k", "top"}))
+}
+
+// contendedWant is what the script must choose for n records above top.
+func contendedWant(top EntryID, node int, nowMs int64, n int) []string {
+	want := make([]string, n)
+	for i := range want {
+		top = aboveTop(top, node, nowMs)
+		snow, _ := top.Snowflake()
+		want[i] = MustID(BrandEvent, snow).String()
+	}
+	return want
+}
+
+func contendedRecords(n int) [][]string {
+	recs := make([][]string, n)
+	for i := range recs {
+		recs[i] = []string{"k", strconv.Itoa(i), "room", "lobby-7"}
+	}
+	return recs
+}
+
+// TestContendedScriptReceipts: the contended script's ids and receipts are
+// exactly those of aboveTop and the Go encoder, above tops of its own node
+// and of nodes above and below it, at sequence and node boundaries, behind
+// and ahead of the clock, for one record and for batches; and the same
+// receipts the arbitrating script writes for the same top.
+func TestContendedScriptReceipts(t *testing.T) {
+	t.Parallel()
+	contendedEngines(t, func(t *testing.T, c *Client, q string, server bool) {
+		const node = 5
+		mk := func(ms int64, nd, seq int) EntryID { return EntryID{Ms: uint64(ms), Seq: uint64(nd<<seqBits | seq)} }
+		now := engineMs(t, c)
+		ahead := now + 700 // ahead of the clock (within MaxSkew): the millisecond stays the top's
+		cases := []struct {
+			name string
+			top  EntryID
+			n    int
+		}{
+			{"past", mk(now-50, 900, 7), 1},
+			{"past node 0", mk(now-3, 0, 0), 3},
+			{"own next seq", mk(ahead, node, 10), 1},
+			{"own last seq", mk(ahead, node, MaxSeq), 1},
+			{"own seq runs over", mk(ahead, node, MaxSeq-2), 5},
+			{"node above", mk(ahead, 900, 3), 2},
+			{"node below", mk(ahead, 2, MaxSeq), 2},
+			{"node just below", mk(ahead, node-1, MaxSeq), 1},
+			{"last tail", mk(ahead, MaxNode, MaxSeq), 2},
+			{"tail before last", mk(ahead, MaxNode, MaxSeq-1), 3},
+			{"now", mk(now, 900, 0), 2},
+			{"now node 1023", mk(now, MaxNode, MaxSeq), 1},
+			{"batch", mk(ahead, 700, 1), 40},
+		}
+		for i, tc := range cases {
+			key := c.Stream(q, "r"+strconv.Itoa(i)).Key()
+			putTop(t, c, key, tc.top)
+			rep, err := c.conn.StreamAppendContended(context.Background(), key, node, c.cfg.MaxSkew.Milliseconds(), contendedRecords(tc.n))
+			require.NoError(t, err, tc.name)
+			require.Equal(t, wire.AppendOK, rep.Status, "%s: %+v", tc.name, rep)
+			require.Equal(t, tc.top.String(), rep.Top, tc.name)
+			want := contendedWant(tc.top, node, rep.EngineUs/1000, tc.n)
+			require.Equal(t, want, rep.Receipts, tc.name)
+			// Written as the house shape: entry id of the receipt, id field first.
+			entries, err := c.conn.XRange(context.Background(), key, "-", "+", 0, false)
+			require.NoError(t, err)
+			require.Len(t, entries, tc.n+1, tc.name)
+			for j, e := range entries[1:] {
+				id, err := ParseEventID(want[j])
+				require.NoError(t, err)
+				require.Equal(t, id.EntryID().String(), e.ID, tc.name)
+				require.Equal(t, []string{ReservedField, want[j], "k", strconv.Itoa(j), "room", "lobby-7"}, e.Fields, tc.name)
+			}
+		}
+
+		// The arbitrating script (mode h, a stale proposal) writes the
+		// same receipts above the same top (ahead of the clock, so both
+		// choose in the top's millisecond whatever their TIME).
+		for i, top := range []EntryID{mk(ahead, node, 9), mk(ahead, 901, MaxSeq), mk(ahead, 3, 0), mk(ahead, MaxNode, MaxSeq)} {
+			lean, full := c.Stream(q, "lean"+strconv.Itoa(i)).Key(), c.Stream(q, "full"+strconv.Itoa(i)).Key()
+			putTop(t, c, lean, top)
+			putTop(t, c, full, top)
+			rep, err := c.conn.StreamAppendContended(context.Background(), lean, node, c.cfg.MaxSkew.Milliseconds(), contendedRecords(3))
+			require.NoError(t, err)
+			stale := MustID(BrandEvent, SnowflakeAt(time.UnixMilli(Epoch)))
+			frep, err := c.conn.StreamAppend(context.Background(), &wire.AppendReq{
+				Key: full, Mode: wire.ModeContended, Node: node, MaxSkewMs: 5000, LeadMs: 2, WindowMs: 1,
+				EntryIDs: []string{stale.EntryID().String(), stale.EntryID().String(), stale.EntryID().String()},
+				Receipts: []string{stale.String(), stale.String(), stale.String()},
+				Pairs:    contendedRecords(3),
+			})
+			require.NoError(t, err)
+			require.Equal(t, wire.AppendOK, frep.Status)
+			require.Equal(t, frep.Receipts, rep.Receipts, "top %v", top)
+		}
+	})
+}
+
+// TestContendedScriptEdges: the contended script hands back, writing
+// nothing, what it does not answer (an empty stream, a top beyond MaxSkew,
+// a deleted last entry), and Append on a hot stream then answers it through
+// the arbitrating script. A top whose receipt field is missing or wrong
+// does not matter: the script computes receipts from entry ids only.
+func TestContendedScriptEdges(t *testing.T) {
+	t.Parallel()
+	contendedEngines(t, func(t *testing.T, c *Client, q string, server bool) {
+		bg := context.Background()
+		skew := c.cfg.MaxSkew.Milliseconds()
+		lean := func(key string) wire.ContendedReply {
+			t.Helper()
+			rep, err := c.conn.StreamAppendContended(bg, key, 5, skew, contendedRecords(1))
+			require.NoError(t, err)
+			return rep
+		}
+		xlen := func(key string) int64 {
+			t.Helper()
+			n, err := c.Do(bg, "XLEN", key)
+			require.NoError(t, err)
+			return n.(int64)
+		}
+		hot := func(s *Stream) *Stream { c.eclock.markHot(s.key); return s }
+
+		// Empty: no key, and a stream whose entries were all deleted.
+		s := hot(c.Stream(q, "empty"))
+		rep := lean(s.key)
+		require.Equal(t, wire.AppendBack, rep.Status)
+		require.Equal(t, wire.BackEmpty, rep.Why)
+		require.False(t, keyExists(t, c, s.key))
+		id, err := s.Append(bg, F("k", "v"))
+		require.NoError(t, err)
+		require.Equal(t, int64(1), xlen(s.key))
+		_, err = c.Do(bg, "XDEL", s.key, id.EntryID().String())
+		require.NoError(t, err)
+		rep = lean(s.key)
+		require.Equal(t, wire.BackEmpty, rep.Why)
+		require.Zero(t, xlen(s.key))
+		next, err := hot(s).Append(bg, F("k", "w"))
+		require.NoError(t, err)
+		require.Positive(t, next.Compare(id))
+
+		// A top beyond MaxSkew: handed back, then refused by Append.
+		s = hot(c.Stream(q, "skew"))
+		far := EntryID{Ms: uint64(engineMs(t, c) + skew + 3000), Seq: 900 << seqBits}
+		putTop(t, c, s.key, far)
+		rep = lean(s.key)
+		require.Equal(t, wire.BackSkew, rep.Why)
+		require.Equal(t, int64(1), xlen(s.key))
+		_, err = s.Append(bg, F("k", "v"))
+		var se *SkewError
+		require.ErrorAs(t, err, &se)
+		require.True(t, se.Top)
+		require.Equal(t, int64(1), xlen(s.key))
+
+		// A deleted last entry: XADD compares with the last generated id.
+		s = hot(c.Stream(q, "tail"))
+		ahead := engineMs(t, c) + 500
+		low := EntryID{Ms: uint64(ahead), Seq: 2 << seqBits}
+		high := EntryID{Ms: uint64(ahead + 100), Seq: 900 << seqBits}
+		putTop(t, c, s.key, low)
+		putTop(t, c, s.key, high)
+		_, err = c.Do(bg, "XDEL", s.key, high.String())
+		require.NoError(t, err)
+		if server { // the embedded engine's XADD compares with the last entry
+			rep = lean(s.key)
+			require.Equal(t, wire.BackTail, rep.Why)
+			require.Equal(t, int64(1), xlen(s.key))
+		}
+		id, err = hot(s).Append(bg, F("k", "v"))
+		require.NoError(t, err)
+		if server {
+			require.Positive(t, id.EntryID().Compare(high))
+		}
+		require.Positive(t, id.EntryID().Compare(low))
+
+		// Tops without a valid receipt field: receipts come from entry ids.
+		for i, fields := range [][]string{{"k", "v"}, {"id", "garbage"}, {"id", "EVT0000000000z"}} {
+			s = hot(c.Stream(q, "bad"+strconv.Itoa(i)))
+			top := EntryID{Ms: uint64(engineMs(t, c) + 300), Seq: 700 << seqBits}
+			_, err = c.Do(bg, append([]string{"XADD", s.key, top.String()}, fields...)...)
+			require.NoError(t, err)
+			rep = lean(s.key)
+			require.Equal(t, wire.AppendOK, rep.Status, "%+v", rep)
+			require.Equal(t, contendedWant(top, 5, rep.EngineUs/1000, 1), rep.Receipts)
+			id, err := hot(s).Append(bg, F("k", "w"))
+			require.NoError(t, err)
+			last, err := c.conn.XRange(bg, s.key, "-", "+", 1, true)
+			require.NoError(t, err)
+			require.Equal(t, []string{ReservedField, id.String(), "k", "w"}, last[0].Fields)
+			require.Equal(t, id.EntryID().String(), last[0].ID)
+		}
+
+		// Another type under the key: the engine's error, nothing else.
+		s = hot(c.Stream(q, "wrongtype"))
+		_, err = c.Do(bg, "SET", s.key, "x")
+		require.NoError(t, err)
+		_, err = c.conn.StreamAppendContended(bg, s.key, 5, skew, contendedRecords(1))
+		require.ErrorIs(t, err, ErrWrongType)
+		_, err = s.Append(bg, F("k", "v"))
+		require.ErrorIs(t, err, ErrWrongType)
+	})
+}
+
+func keyExists(t *testing.T, c *Client, key string) bool {
+	t.Helper()
+	n, err := c.Do(context.Background(), "EXISTS", key)
+	require.NoError(t, err)
+	return n.(int64) == 1
+}
+
+// receiptLua is the contended script's receipt function alone, run by EVAL
+// on the engine for pairs (h, tail) given as arguments.
+func receiptLua(t testing.TB) string {
+	src := wire.StreamAppendContendedSource()
+	i, j := strings.Index(src, "local function b62"), strings.Index(src, "local out =")
+	require.True(t, i > 0 && j > i)
+	return "local M, char = 3521614606208, string.char\n" + src[i:j] +
+		"local out = {}\nfor k = 1, #ARGV, 2 do out[#out + 1] = receipt(tonumber(ARGV[k]), tonumber(ARGV[k + 1])) end\nreturn out\n"
+}
+
+// receiptCheck runs the script's receipt arithmetic on the engine for the
+// snowflakes and compares with the Go encoder.
+func receiptCheck(t testing.TB, c *Client, lua string, snows []Snowflake) {
+	t.Helper()
+	args := []string{"EVAL", lua, "0"}
+	for _, s := range snows {
+		args = append(args, strconv.FormatInt(s.Millis(), 10), strconv.FormatInt(s.Tail(), 10))
+	}
+	got, err := c.Do(context.Background(), args...)
+	require.NoError(t, err)
+	out := got.([]any)
+	require.Len(t, out, len(snows))
+	for i, s := range snows {
+		require.Equal(t, MustID(BrandEvent, s).String(), out[i], "snowflake %d (ms %d, tail %d)", s, s.Millis(), s.Tail())
+	}
+}
+
+// TestContendedReceiptArithmetic: the script's receipts equal the Go
+// encoder's across the whole 63-bit range, at every carry of the low seven
+// base62 digits into the high four and around the places where Lua's %
+// could round its quotient up.
+func TestContendedReceiptArithmetic(t *testing.T) {
+	t.Parallel()
+	c, err := Connect(context.Background(), Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
+	lua := receiptLua(t)
+	const m7 = 3521614606208 // 62^7
+	var snows []Snowflake
+	add := func(v int64) {
+		if v >= 0 && v <= int64(^uint64(0)>>1) {
+			snows = append(snows, Snowflake(v))
+		}
+	}
+	for _, v := range []int64{0, 1, 61, 62, MaxTail, MaxTail + 1, 1<<63 - 1, 1<<63 - 2, int64(time.Now().UnixMilli()-Epoch) << tailBits} {
+		add(v)
+	}
+	// Every multiple of 62^k near the bottom, the middle and the top.
+	p := int64(1)
+	for k := 1; k <= 10; k++ {
+		p *= 62
+		for _, mul := range []int64{1, 2, 61, 1 << 20, (1<<63 - 1) / p} {
+			for d := int64(-2); d <= 2; d++ {
+				add(mul*p + d)
+			}
+		}
+	}
+	// Carries of the low part: hi*62^7 + lo at lo = 62^7-1 and 0.
+	for _, hi := range []int64{1, 2, 1000, 14776335, 2619000, 2619001, 2619002} {
+		for d := int64(-3); d <= 3; d++ {
+			add(hi*m7 + d)
+		}
+	}
+	// Pseudo-random snowflakes.
+	x := uint64(0x9E3779B97F4A7C15)
+	for range 2000 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		add(int64(x >> 1))
+	}
+	for i := 0; i < len(snows); i += 500 {
+		receiptCheck(t, c, lua, snows[i:min(i+500, len(snows))])
+	}
+}
+
+// FuzzContendedScript compares the script's receipt arithmetic, run by the
+// engine, with the Go encoder for any snowflake.
+func FuzzContendedScript(f *testing.F) {
+	for _, v := range []int64{0, 1, MaxTail, 1<<63 - 1, 3521614606208*2619001 - 1, 3521614606208 * 2619001, 7567340032229376} {
+		f.Add(v)
+	}
+	c, err := Connect(context.Background(), Config{URL: echomqtest.Shared(f).URL(), Notice: io.Discard})
+	require.NoError(f, err)
+	f.Cleanup(func() { require.NoError(f, c.Close()) })
+	lua := receiptLua(f)
+	f.Fuzz(func(t *testing.T, v int64) {
+		if v < 0 {
+			v = -(v + 1)
+		}
+		receiptCheck(t, c, lua, []Snowflake{Snowflake(v)})
+	})
+}
