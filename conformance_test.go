@@ -76,6 +76,7 @@ func runConformance(t *testing.T, open target) {
 		"Follow":                testFollow,
 		"Info":                  testInfo,
 		"CountAfter":            testCountAfter,
+		"ContendedAppend":       testContendedAppend,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -119,6 +119,25 @@ func TestContendedScriptReceipts(t *testing.T) {
 			}
 		}
 
+		// Above a top behind the clock the millisecond is TIME's, written
+		// from TIME's text: any microsecond (a tenth of them under 100 000,
+		// printed without leading zeros).
+		key := c.Stream(q, "clock").Key()
+		putTop(t, c, key, mk(now-1000, 900, 0))
+		for range 40 {
+			rep, err := c.conn.StreamAppendContended(context.Background(), key, 900, c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
+			require.NoError(t, err)
+			id, err := ParseEventID(rep.Receipts[0])
+			require.NoError(t, err)
+			top, err := ParseEntryID(rep.Top)
+			require.NoError(t, err)
+			require.Equal(t, contendedWant(top, 900, rep.EngineUs/1000, 1)[0], rep.Receipts[0])
+			last, err := c.conn.XRange(context.Background(), key, "-", "+", 1, true)
+			require.NoError(t, err)
+			require.Equal(t, id.EntryID().String(), last[0].ID, "engine µs %d", rep.EngineUs)
+			time.Sleep(time.Duration(37+rep.EngineUs%50) * time.Millisecond / 10)
+		}
+
 		// The arbitrating script (mode h, a stale proposal) writes the
 		// same receipts above the same top (ahead of the clock, so both
 		// choose in the top's millisecond whatever their TIME).
@@ -257,7 +276,7 @@ func keyExists(t *testing.T, c *Client, key string) bool {
 // on the engine for pairs (h, tail) given as arguments.
 func receiptLua(t testing.TB) string {
 	src := wire.StreamAppendContendedSource()
-	i, j := strings.Index(src, "local function b62"), strings.Index(src, "local out =")
+	i, j := strings.Index(src, "local function receipt"), strings.Index(src, "local out =")
 	require.True(t, i > 0 && j > i)
 	return "local M, char = 3521614606208, string.char\n" + src[i:j] +
 		"local out = {}\nfor k = 1, #ARGV, 2 do out[#out + 1] = receipt(tonumber(ARGV[k]), tonumber(ARGV[k + 1])) end\nreturn out\n"

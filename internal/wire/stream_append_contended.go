@@ -52,7 +52,7 @@ func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node in
 		n += 1 + len(p)
 	}
 	args := make([]string, 0, n)
-	args = append(args, strconv.Itoa(node), itoa(maxSkewMs))
+	args = append(args, strconv.Itoa(node<<12), itoa(maxSkewMs))
 	for _, p := range records {
 		args = append(args, strconv.Itoa(len(p)))
 		args = append(args, p...)

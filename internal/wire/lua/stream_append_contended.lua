@@ -4,8 +4,8 @@
 -- it, one XADD per record. It writes nothing and hands the append back to
 -- stream_append for everything else.
 --
--- KEYS[1] the stream. ARGV: node, max skew ms, then per record: field
--- count, fields.
+-- KEYS[1] the stream. ARGV: the writer's node << 12 (its first tail),
+-- max skew ms, then per record: field count, fields.
 --
 -- Replies (arrays): {'ok', sec, usec, top entry id, receipt...};
 -- {'back', sec, usec, why} when the stream is empty ('empty'), its top is
@@ -21,8 +21,10 @@
 -- Cost: the receipt (EVT and 11 base62 digits of (ms - EPOCH) << 22 | tail,
 -- 63 bits) is split once at 62^7 into a high part (4 digits) and a low part
 -- (7 digits), each exact in a double, instead of a two-limb long division
--- per digit; the digits go out in one string.char. No table is built but
--- the reply, no string.format.
+-- per digit; the bytes go out in one string.char. Numbers are turned into
+-- text (a sprintf each) only when no text of them is at hand: the top's
+-- millisecond, TIME's, and the writer's tail come as text. No table is
+-- built but the reply, no string.format.
 
 local EPOCH = 1704067200000
 local TAILMAX = 4194303
@@ -32,8 +34,9 @@ local NONMONO = 'The ID specified in XADD is equal or smaller than the target st
 local call, pcall, sub, find, char = redis.call, redis.pcall, string.sub, string.find, string.char
 local tonumber, unpack = tonumber, unpack
 local key, argv = KEYS[1], ARGV
-local node = tonumber(argv[1])
-local own = node * 4096
+local ostr = argv[1] -- the writer's node << 12
+local own = tonumber(ostr)
+local node = own / 4096
 
 local t = call('TIME')
 local sec, usec = t[1], t[2]
@@ -46,15 +49,10 @@ local top = r[1]
 if not top then return {'back', sec, usec, 'empty'} end
 top = top[1]
 local dash = find(top, '-', 1, true)
-local ms, tail = tonumber(sub(top, 1, dash - 1)), tonumber(sub(top, dash + 1))
+local mstr = sub(top, 1, dash - 1)
+local ms, tail = tonumber(mstr), tonumber(sub(top, dash + 1))
 if ms > now + tonumber(argv[2]) then return {'back', sec, usec, 'skew'} end
 if tail > TAILMAX then tail = TAILMAX end
-
--- b62 returns the byte of base62 digit d (0-9, A-Z, a-z).
-local function b62(d)
-  if d < 10 then return d + 48 elseif d < 36 then return d + 55 end
-  return d + 61
-end
 
 -- receipt returns the EVT id of the A1 entry id (ms, tail): the snowflake
 -- h << 22 | tail (h = ms - EPOCH < 2^41) is hi * 62^7 + lo, found by two
@@ -82,8 +80,14 @@ local function receipt(h, tl)
   local h3 = hi % 62; hi = (hi - h3) / 62
   local h2 = hi % 62
   local h1 = (hi - h2) / 62
-  return 'EVT' .. char(b62(h1), b62(h2), b62(h3), b62(h4), b62(l1), b62(l2), b62(l3),
-    b62(l4), b62(l5), b62(l6), b62(l7))
+  -- The bytes of the digits (0-9, A-Z, a-z), after E V T.
+  return char(69, 86, 84,
+    h1 + (h1 < 10 and 48 or h1 < 36 and 55 or 61), h2 + (h2 < 10 and 48 or h2 < 36 and 55 or 61),
+    h3 + (h3 < 10 and 48 or h3 < 36 and 55 or 61), h4 + (h4 < 10 and 48 or h4 < 36 and 55 or 61),
+    l1 + (l1 < 10 and 48 or l1 < 36 and 55 or 61), l2 + (l2 < 10 and 48 or l2 < 36 and 55 or 61),
+    l3 + (l3 < 10 and 48 or l3 < 36 and 55 or 61), l4 + (l4 < 10 and 48 or l4 < 36 and 55 or 61),
+    l5 + (l5 < 10 and 48 or l5 < 36 and 55 or 61), l6 + (l6 < 10 and 48 or l6 < 36 and 55 or 61),
+    l7 + (l7 < 10 and 48 or l7 < 36 and 55 or 61))
 end
 
 local out = {'ok', sec, usec, top}
@@ -94,19 +98,25 @@ while a <= last do
   -- writer's node bits when they fit (aboveTop).
   if now > ms then
     ms, tail = now, own
+    -- now as text, from TIME's (usec has no leading zeros): no sprintf.
+    mstr = sec .. sub('00000' .. usec, -6, -4)
   elseif own > tail then
     tail = own
   elseif (tail - tail % 4096) / 4096 == node and tail % 4096 < 4095 then
     tail = tail + 1
   elseif ms <= now then
-    ms, tail = ms + 1, own
+    ms, tail, mstr = ms + 1, own, nil
   elseif tail < TAILMAX then
     tail = tail + 1
   else
-    ms, tail = ms + 1, own
+    ms, tail, mstr = ms + 1, own, nil
   end
   local rc = receipt(ms - EPOCH, tail)
-  local x = pcall('XADD', key, ms .. '-' .. tail, 'id', rc, unpack(argv, a + 1, a + nf))
+  -- The entry id's text, reusing what is text already (a number's costs a
+  -- sprintf).
+  if not mstr then mstr = ms .. '' end
+  local eid = tail == own and mstr .. '-' .. ostr or mstr .. '-' .. tail
+  local x = pcall('XADD', key, eid, 'id', rc, unpack(argv, a + 1, a + nf))
   if type(x) == 'table' and x.err then
     -- Above the top read but not above the last generated id: the last
     -- entry was deleted. Only the first XADD can meet it (nothing written).
