@@ -254,6 +254,22 @@ func TestContendedScriptEdges(t *testing.T) {
 			require.Equal(t, id.EntryID().String(), last[0].ID)
 		}
 
+		// Records without payload fields, alone and in a batch.
+		for i, recs := range [][][]string{{{}}, {{}, {"a", "b"}, {}}} {
+			key := c.Stream(q, "nofields"+strconv.Itoa(i)).Key()
+			top := EntryID{Ms: uint64(engineMs(t, c) + 300), Seq: 700 << seqBits}
+			putTop(t, c, key, top)
+			rep, err := c.conn.StreamAppendContended(bg, key, 5, skew, recs)
+			require.NoError(t, err)
+			require.Equal(t, contendedWant(top, 5, rep.EngineUs/1000, len(recs)), rep.Receipts)
+			entries, err := c.conn.XRange(bg, key, "-", "+", 0, false)
+			require.NoError(t, err)
+			require.Len(t, entries, len(recs)+1)
+			for j, e := range entries[1:] {
+				require.Equal(t, append([]string{ReservedField, rep.Receipts[j]}, recs[j]...), e.Fields)
+			}
+		}
+
 		// Another type under the key: the engine's error, nothing else.
 		s = hot(c.Stream(q, "wrongtype"))
 		_, err = c.Do(bg, "SET", s.key, "x")

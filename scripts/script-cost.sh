@@ -78,7 +78,7 @@ contended=internal/wire/lua/stream_append_contended.lua
 if [ -z "${REF:-}" ] || git cat-file -e "$REF:$contended" 2>/dev/null; then
 	PRE=(XADD st 1704067200000-0 id EVT00000000000)
 	per_call "stream_append_contended (plain, hot)" "$(lua "$contended")" \
-		1 st $((900 << 12)) 5000 6 "${payload[@]}"
+		1 st $((900 << 12)) 5000 1 "${payload[@]}"
 	PRE=()
 fi
 per_call "stream_append_keyed, fresh key" "$(lua internal/wire/lua/stream_append_keyed.lua)" \

@@ -47,15 +47,26 @@ type ContendedReply struct {
 // the stream is empty, its top lies more than maxSkewMs ahead of the
 // engine's clock, or its last entry was deleted.
 func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node int, maxSkewMs int64, records [][]string) (ContendedReply, error) {
-	n := 2
+	if len(records) == 0 {
+		return ContendedReply{}, fmt.Errorf("echomq: contended append of no records")
+	}
+	n := 3
 	for _, p := range records {
 		n += 1 + len(p)
 	}
 	args := make([]string, 0, n)
 	args = append(args, strconv.Itoa(node<<12), itoa(maxSkewMs))
-	for _, p := range records {
-		args = append(args, strconv.Itoa(len(p)))
-		args = append(args, p...)
+	if len(records) == 1 {
+		// One record: its fields follow, no count (one argument and one
+		// number conversion fewer on the engine).
+		args = append(args, "1")
+		args = append(args, records[0]...)
+	} else {
+		args = append(args, "n")
+		for _, p := range records {
+			args = append(args, strconv.Itoa(len(p)))
+			args = append(args, p...)
+		}
 	}
 	arr, err := streamAppendContendedLua.s.Exec(ctx, w.c, []string{stream}, args).ToArray()
 	if err != nil {

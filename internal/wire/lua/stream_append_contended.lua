@@ -5,7 +5,8 @@
 -- stream_append for everything else.
 --
 -- KEYS[1] the stream. ARGV: the writer's node << 12 (its first tail),
--- max skew ms, then per record: field count, fields.
+-- max skew ms, then '1' and the fields of one record, or 'n' and per record
+-- its field count and fields.
 --
 -- Replies (arrays): {'ok', sec, usec, top entry id, receipt...};
 -- {'back', sec, usec, why} when the stream is empty ('empty'), its top is
@@ -23,7 +24,8 @@
 -- (7 digits), each exact in a double, instead of a two-limb long division
 -- per digit; the bytes go out in one string.char. Numbers are turned into
 -- text (a sprintf each) only when no text of them is at hand: the top's
--- millisecond, TIME's, and the writer's tail come as text. No table is
+-- millisecond and tail, TIME's millisecond and the writer's tail come as
+-- text, and a tail one above another is that text counted up. No table is
 -- built but the reply, no string.format.
 
 local EPOCH = 1704067200000
@@ -31,7 +33,7 @@ local TAILMAX = 4194303
 local M = 3521614606208 -- 62^7
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 
-local call, pcall, sub, find, char = redis.call, redis.pcall, string.sub, string.find, string.char
+local call, pcall, sub, find, char, byte = redis.call, redis.pcall, string.sub, string.find, string.char, string.byte
 local tonumber, unpack = tonumber, unpack
 local key, argv = KEYS[1], ARGV
 local ostr = argv[1] -- the writer's node << 12
@@ -49,10 +51,10 @@ local top = r[1]
 if not top then return {'back', sec, usec, 'empty'} end
 top = top[1]
 local dash = find(top, '-', 1, true)
-local mstr = sub(top, 1, dash - 1)
-local ms, tail = tonumber(mstr), tonumber(sub(top, dash + 1))
+local mstr, tstr = sub(top, 1, dash - 1), sub(top, dash + 1)
+local ms, tail = tonumber(mstr), tonumber(tstr)
 if ms > now + tonumber(argv[2]) then return {'back', sec, usec, 'skew'} end
-if tail > TAILMAX then tail = TAILMAX end
+if tail > TAILMAX then tail, tstr = TAILMAX, nil end
 
 -- receipt returns the EVT id of the A1 entry id (ms, tail): the snowflake
 -- h << 22 | tail (h = ms - EPOCH < 2^41) is hi * 62^7 + lo, found by two
@@ -91,39 +93,46 @@ local function receipt(h, tl)
 end
 
 local out = {'ok', sec, usec, top}
-local a, last = 3, #argv
-while a <= last do
-  local nf = tonumber(argv[a])
+local one, a, last = argv[3] == '1', 4, #argv
+repeat
+  local first, stop = a, last
+  if not one then first, stop = a + 1, a + tonumber(argv[a]) end
   -- The smallest id above the top and not before the clock, with this
   -- writer's node bits when they fit (aboveTop).
+  local inc = false
   if now > ms then
-    ms, tail = now, own
-    -- now as text, from TIME's (usec has no leading zeros): no sprintf.
+    ms, tail, tstr = now, own, ostr
+    -- now as text, from TIME's (usec has no leading zeros).
     mstr = sec .. sub('00000' .. usec, -6, -4)
   elseif own > tail then
-    tail = own
+    tail, tstr = own, ostr
   elseif (tail - tail % 4096) / 4096 == node and tail % 4096 < 4095 then
-    tail = tail + 1
+    tail, inc = tail + 1, true
   elseif ms <= now then
-    ms, tail, mstr = ms + 1, own, nil
+    ms, tail, mstr, tstr = ms + 1, own, nil, ostr
   elseif tail < TAILMAX then
-    tail = tail + 1
+    tail, inc = tail + 1, true
   else
-    ms, tail, mstr = ms + 1, own, nil
+    ms, tail, mstr, tstr = ms + 1, own, nil, ostr
   end
-  local rc = receipt(ms - EPOCH, tail)
-  -- The entry id's text, reusing what is text already (a number's costs a
-  -- sprintf).
+  -- The entry id's text from text at hand where it can (a number's text
+  -- costs a sprintf): the millisecond's is TIME's or the top's, the tail's
+  -- the writer's or the previous one's with its last digit counted up.
+  if inc then
+    local d = tstr and byte(tstr, -1)
+    if d and d < 57 then tstr = sub(tstr, 1, -2) .. char(d + 1) else tstr = tail .. '' end
+  end
   if not mstr then mstr = ms .. '' end
-  local eid = tail == own and mstr .. '-' .. ostr or mstr .. '-' .. tail
-  local x = pcall('XADD', key, eid, 'id', rc, unpack(argv, a + 1, a + nf))
+  local eid = mstr .. '-' .. tstr
+  local rc = receipt(ms - EPOCH, tail)
+  local x = pcall('XADD', key, eid, 'id', rc, unpack(argv, first, stop))
   if type(x) == 'table' and x.err then
     -- Above the top read but not above the last generated id: the last
     -- entry was deleted. Only the first XADD can meet it (nothing written).
-    if a == 3 and find(x.err, NONMONO, 1, true) then return {'back', sec, usec, 'tail'} end
+    if a == 4 and find(x.err, NONMONO, 1, true) then return {'back', sec, usec, 'tail'} end
     return x
   end
   out[#out + 1] = rc
-  a = a + nf + 1
-end
+  a = stop + 1
+until a > last
 return out
