@@ -124,8 +124,8 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 		return nil, true, fmt.Errorf("echomq: contended append script top: %w", err)
 	}
 	var replaced int64
-	for i := range got {
-		if got[i] != ids[i] {
+	for i, id := range ids[:len(got)] {
+		if got[i] != id {
 			replaced++
 		}
 	}
