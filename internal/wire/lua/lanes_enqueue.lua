@@ -10,7 +10,10 @@ local now = now_ms()
 -- leaves a gap, which orders nothing.
 local seq0 = redis.call('INCRBY', SEQ, n) - n
 local out, admitted, delayed = {}, 0, false
-local ready = {}
+-- The lanes this call put jobs in, each once, in order: whether each was
+-- empty (the lanes index), and the ring's work for those that were, is
+-- asked once for all of them after the loop.
+local filled, seen = {}, {}
 for i = 0, n - 1 do
   local b = 3 + i * 5
   local id, lane, delay = ARGV[b], ARGV[b + 1], tonumber(ARGV[b + 3])
@@ -35,17 +38,22 @@ for i = 0, n - 1 do
       -- it to the row, from where a retry or a release puts it back.
       redis.call('HSET', jk, 'state', 'waiting', 'lane', lane, 'payload', ARGV[b + 2],
         'max', ARGV[b + 4], 'enq_ms', now)
-      -- A lane that had waiting jobs is on the ring already, or rightly
-      -- off it (paused, held, at its limit): only a lane this call filled
-      -- may need to join the rotation.
-      if to_lane(lane, seq, id) then ready[#ready + 1] = lane end
+      redis.call('ZADD', LANE .. lane, seq, id)
+      if not seen[lane] then
+        seen[lane] = true
+        filled[#filled + 1] = lane
+      end
     end
     admitted = admitted + 1
     out[#out + 1] = 1
     out[#out + 1] = seq
   end
 end
-for _, lane in ipairs(ready) do ring(lane, false, nil, 1) end
+-- A lane that had waiting jobs is on the ring already, or rightly off it
+-- (paused, held, at its limit): only a lane this call filled from empty
+-- (new in the lanes index, which is exactly the lanes with waiting jobs)
+-- may need to join the rotation.
+if #filled > 0 then ring_filled(set_new(LANES, filled)) end
 if admitted > 0 then stat('enqueued', admitted) end
 if delayed then wake(1) end -- parked workers re-arm their janitors for the new due time
 return out
