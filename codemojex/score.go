@@ -60,10 +60,10 @@ type Scored struct {
 	Again bool `json:"again"`
 }
 
-// Score scores a queued guess in one transaction: the guess record, the
-// player's attempts and best in the game, the removal of its pending mark
-// and the guess-scored event commit together, so scoring the same guess
-// again changes nothing. A 600 in a classic game also moves the game to
+// Score scores a queued guess in one transaction: the guess record (which
+// leaves status queued, its pending mark), the player's attempts and best
+// in the game and the guess-scored event commit together, so scoring the
+// same guess again changes nothing. A 600 in a classic game also moves the game to
 // closing in that transaction (its settlement follows). A guess whose game
 // is no longer open is void and refunded instead. Concurrent scores share
 // transactions. It returns a [*NotFoundError] for an unknown guess.
@@ -139,7 +139,7 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 			return err
 		}
 		for _, rec := range recs {
-			if err := errors.Join(t.put(tableGuesses, rec.ID, rec), t.del(tablePending, rec.ID)); err != nil {
+			if err := t.put(tableGuesses, rec.ID, rec); err != nil {
 				return err
 			}
 		}

@@ -63,7 +63,7 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 		return res.rc, nil // a test's crash between charge and enqueue
 	} else if err != nil {
 		if _, rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
-			// The pending mark stays: the sweep queues the job again.
+			// The guess stays queued: the sweep queues the job again.
 			e.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", req.guess, "enqueue", err, "refund", rerr)
 			return Receipt{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -120,10 +120,8 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 			return err
 		}
 		for _, rec := range accepted {
-			if err := errors.Join(
-				t.put(tableGuesses, rec.ID, rec),
-				t.put(tablePending, rec.ID, pending{Job: rec.Job, Player: rec.Player, Game: rec.Game, AtMS: rec.AtMS}),
-			); err != nil {
+			// Its status queued is its pending mark: no record of its own.
+			if err := t.put(tableGuesses, rec.ID, rec); err != nil {
 				return err
 			}
 		}
@@ -232,7 +230,7 @@ func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, erro
 			return err
 		}
 		out = w
-		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec), t.del(tablePending, rec.ID)); err != nil {
+		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec)); err != nil {
 			return err
 		}
 		return t.ledger(ctx, rec.Player, rec.Currency, rec.Fee, w.Of(rec.Currency), ReasonRefund, rec.ID)
@@ -241,8 +239,8 @@ func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, erro
 }
 
 // refundIn credits the fee of the queued guess rec back to the cached
-// wallet and marks rec with status; the caller writes rec, drops its
-// pending mark and books the ledger row.
+// wallet and marks rec with status (so it is no longer queued); the caller
+// writes rec and books the ledger row.
 func refundIn(ctx context.Context, r *reads, rec *guessRecord, status string, now int64) (Wallet, error) {
 	w, err := r.wallet(ctx, rec.Player)
 	if err != nil {

@@ -3,6 +3,9 @@ package codemojex
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -58,27 +61,76 @@ func (e *Engine) Sweep(ctx context.Context) (SweepResult, error) {
 }
 
 // Requeue queues again the job of every guess charged more than
-// Config.PendingAfter ago and still not scored: a process that died
-// between the charge and the enqueue leaves such a guess. The job keeps
-// its id, so a job still queued or running is refused as a duplicate and
-// nothing changes; a guess whose job is dead (it failed every attempt) is
-// refunded instead. It returns how many jobs it queued.
+// Config.PendingAfter ago and still queued (not scored, void or refunded):
+// a process that died between the charge and the enqueue leaves such a
+// guess. The job keeps its id, so a job still queued or running is refused
+// as a duplicate and nothing changes; a guess whose job is dead (it failed
+// every attempt) is refunded instead. It returns how many jobs it queued.
+//
+// The guesses are found through their ledger rows (reason guess, booked in
+// the guess's own transaction), read from the cursor record
+// cursors:requeue on: the ledger position before which every guess has
+// left status queued. A guess still queued keeps the cursor before it but
+// does not stop the read, so the guesses booked after it are requeued all
+// the same; the cursor moves past it once it is settled. A row younger
+// than PendingAfter ends the read.
 func (e *Engine) Requeue(ctx context.Context) (int, error) {
 	cutoff := e.nowMS() - e.cfg.PendingAfter.Milliseconds()
-	var reqs []lanes.Request
-	for rec, err := range e.client.Table(e.queue, tablePending).All(ctx) {
+	cur, _, err := readJSON[requeueCursor](ctx, e, tableCursors, cursorRequeue)
+	if err != nil {
+		return 0, err
+	}
+	span := echomq.All
+	var after echomq.EntryID
+	if cur.After != "" {
+		if after, err = echomq.ParseEntryID(cur.After); err != nil {
+			return 0, fmt.Errorf("codemojex: requeue cursor: %w", err)
+		}
+		span = echomq.Span(echomq.Exclusive(after), echomq.Unbounded)
+	}
+	// The rows from the cursor on, up to the first one too young to judge;
+	// guess is "" for a row of another reason.
+	type row struct {
+		entry echomq.EntryID
+		guess string
+	}
+	var rows []row
+	var guesses []string
+	for ev, err := range e.Stream(StreamLedger).Scan(ctx, span, nil) {
 		if err != nil {
 			return 0, err
 		}
-		var p pending
-		if err := unmarshal(rec.Value, &p); err != nil {
-			return 0, err
-		}
-		job, err := echomq.ParseID(p.Job)
-		if err != nil || p.AtMS > cutoff {
+		if ev.Fields.Value("reason") != ReasonGuess {
+			rows = append(rows, row{entry: ev.Entry})
 			continue
 		}
-		reqs = append(reqs, lanes.Request{Lane: p.Player, Payload: []byte(rec.Key), Opts: &lanes.EnqueueOpts{ID: job}})
+		if at, _ := strconv.ParseInt(ev.Fields.Value("at_ms"), 10, 64); at > cutoff {
+			break
+		}
+		rows = append(rows, row{entry: ev.Entry, guess: ev.Fields.Value("ref")})
+		guesses = append(guesses, ev.Fields.Value("ref"))
+	}
+	recs, err := e.guessRecords(ctx, guesses)
+	if err != nil {
+		return 0, err
+	}
+	// The cursor moves to the last row before the first guess still queued.
+	next, held := after, false
+	var reqs []lanes.Request
+	for _, r := range rows {
+		rec := recs[r.guess]
+		if rec == nil || rec.Status != GuessQueued {
+			if !held {
+				next = r.entry
+			}
+			continue
+		}
+		held = true
+		job, err := echomq.ParseID(rec.Job)
+		if err != nil {
+			continue
+		}
+		reqs = append(reqs, lanes.Request{Lane: rec.Player, Payload: []byte(rec.ID), Opts: &lanes.EnqueueOpts{ID: job}})
 	}
 	n := 0
 	for len(reqs) > 0 {
@@ -106,7 +158,58 @@ func (e *Engine) Requeue(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	if next.Compare(after) > 0 {
+		if err := e.moveRequeueCursor(ctx, next); err != nil {
+			return n, err
+		}
+	}
 	return n, nil
+}
+
+// guessRecords reads the guess records of ids, 500 to a round trip (a
+// transaction that only reads commits nothing); an absent one maps to nil.
+func (e *Engine) guessRecords(ctx context.Context, ids []string) (map[string]*guessRecord, error) {
+	out := make(map[string]*guessRecord, len(ids))
+	for chunk := range slices.Chunk(ids, 500) {
+		err := e.update(ctx, func(ctx context.Context, t *txn) error {
+			vals, ok, err := t.tx.GetMany(ctx, tableGuesses, chunk...)
+			if err != nil {
+				return err
+			}
+			for i, id := range chunk {
+				if !ok[i] {
+					continue
+				}
+				rec := new(guessRecord)
+				if err := unmarshal(vals[i], rec); err != nil {
+					return fmt.Errorf("%s %s: %w", tableGuesses, id, err)
+				}
+				out[id] = rec
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// moveRequeueCursor moves the requeue cursor forward to after, never back
+// (sweeps in several processes may race).
+func (e *Engine) moveRequeueCursor(ctx context.Context, after echomq.EntryID) error {
+	return e.update(ctx, func(ctx context.Context, t *txn) error {
+		cur, ok, err := getJSON[requeueCursor](ctx, t, tableCursors, cursorRequeue)
+		if err != nil {
+			return err
+		}
+		if ok && cur.After != "" {
+			if have, err := echomq.ParseEntryID(cur.After); err == nil && have.Compare(after) >= 0 {
+				return nil
+			}
+		}
+		return t.put(tableCursors, cursorRequeue, requeueCursor{After: after.String(), AtMS: e.nowMS()})
+	})
 }
 
 // RunSweep sweeps every interval (and queues lost guesses again every 30
