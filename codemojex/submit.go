@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -89,16 +90,26 @@ type submitRes struct {
 // the batch left them; the refused ones write nothing.
 func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
 	res := make([]submitRes, len(reqs))
-	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+	games, members, wallets := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
+	for i, q := range reqs {
+		games[i], members[i], wallets[i] = q.game, memberKey(q.game, q.player), q.player
+	}
+	// The members are read unwatched, once: a member record exists for
+	// good once its player joined, and the scores that change its attempts
+	// and best would otherwise make this commit run again.
+	joined, err := peek[member](ctx, e, tableMembers, members)
+	if err != nil {
+		for i := range res {
+			res[i] = submitRes{err: err}
+		}
+		return res
+	}
+	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		clear(res)
 		r := newReads(t)
-		// The batch's records, a round trip per table.
-		games, members, wallets := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
-		for i, q := range reqs {
-			games[i], members[i], wallets[i] = q.game, memberKey(q.game, q.player), q.player
-		}
-		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.members, tableMembers, members),
-			prefetch(ctx, t, r.wallets, tableWallets, wallets)); err != nil {
+		maps.Copy(r.members, joined)
+		// The batch's other records, a round trip per table.
+		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.wallets, tableWallets, wallets)); err != nil {
 			return err
 		}
 		var accepted []guessRecord

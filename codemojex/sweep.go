@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -110,7 +109,7 @@ func (e *Engine) Requeue(ctx context.Context) (int, error) {
 		rows = append(rows, row{entry: ev.Entry, guess: ev.Fields.Value("ref")})
 		guesses = append(guesses, ev.Fields.Value("ref"))
 	}
-	recs, err := e.guessRecords(ctx, guesses)
+	recs, err := peek[guessRecord](ctx, e, tableGuesses, guesses)
 	if err != nil {
 		return 0, err
 	}
@@ -164,35 +163,6 @@ func (e *Engine) Requeue(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// guessRecords reads the guess records of ids, 500 to a round trip (a
-// transaction that only reads commits nothing); an absent one maps to nil.
-func (e *Engine) guessRecords(ctx context.Context, ids []string) (map[string]*guessRecord, error) {
-	out := make(map[string]*guessRecord, len(ids))
-	for chunk := range slices.Chunk(ids, 500) {
-		err := e.update(ctx, func(ctx context.Context, t *txn) error {
-			vals, ok, err := t.tx.GetMany(ctx, tableGuesses, chunk...)
-			if err != nil {
-				return err
-			}
-			for i, id := range chunk {
-				if !ok[i] {
-					continue
-				}
-				rec := new(guessRecord)
-				if err := unmarshal(vals[i], rec); err != nil {
-					return fmt.Errorf("%s %s: %w", tableGuesses, id, err)
-				}
-				out[id] = rec
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // moveRequeueCursor moves the requeue cursor forward to after, never back
