@@ -26,23 +26,7 @@ local out, got = {}, 0
 -- kept here while the call serves them, and written back once at the end:
 -- one HSET of those that changed and one HDEL of those back at zero. have
 -- is a lane's count in this call, stored what the engine holds.
-local have, stored, touched = {}, {}, {}
-local function load(list)
-  if #list == 1 then
-    -- The claim's increment taken ahead: a lane served at once costs no
-    -- write at the end.
-    local lane = list[1]
-    local v = redis.call('HINCRBY', INFLIGHT, lane, 1)
-    have[lane], stored[lane] = v - 1, v
-  elseif #list > 1 then
-    local v = redis.call('HMGET', INFLIGHT, unpack(list))
-    for i, lane in ipairs(list) do
-      local c = tonumber(v[i] or '0')
-      have[lane], stored[lane] = c, c
-    end
-  end
-  for _, lane in ipairs(list) do touched[#touched + 1] = lane end
-end
+local have, stored = {}, {}
 -- The claimed jobs join the active set in one ZADD.
 local leases = {}
 -- Each step takes the head lane off the ring and serves it; a lane that
@@ -57,12 +41,25 @@ while got < n and steps > 0 do
   if not batch then break end
   steps = steps - #batch
   local stay, leave, emptied = {}, {}, {}
-  local open, need = {}, {}
+  -- open says which lanes are neither paused nor held, kept only when
+  -- one may be (the usual case is that none is).
+  local open, need = gated and {} or nil, {}
   for i, lane in ipairs(batch) do
-    open[i] = not paused_or_held(lane)
-    if open[i] and not have[lane] then need[#need + 1] = lane end
+    if open then open[i] = not paused_or_held(lane) end
+    if (not open or open[i]) and not have[lane] then need[#need + 1] = lane end
   end
-  load(need)
+  if #need == 1 then
+    -- The claim's increment taken ahead: a lane served at once costs no
+    -- write at the end.
+    local v = redis.call('HINCRBY', INFLIGHT, need[1], 1)
+    have[need[1]], stored[need[1]] = v - 1, v
+  elseif #need > 1 then
+    local v = redis.call('HMGET', INFLIGHT, unpack(need))
+    for j, lane in ipairs(need) do
+      local c = tonumber(v[j] or '0')
+      have[lane], stored[lane] = c, c
+    end
+  end
   for i, lane in ipairs(batch) do
     local lk = LANE .. lane
     -- The lane's in-flight count is taken with the claim's own increment
@@ -73,7 +70,7 @@ while got < n and steps > 0 do
     -- than one", -1 when the lane was not looked at (paused, held, at its
     -- limit).
     local depth, inflight, limit, popped = -1, 0, nil, nil
-    if open[i] then
+    if not open or open[i] then
       inflight = have[lane] + 1
       if inflight > 1 then limit = limit_of(lane) end
       if limit and inflight > limit then
@@ -132,17 +129,19 @@ while got < n and steps > 0 do
   if #batch < want and #stay == 0 then break end
 end
 if #leases > 0 then redis.call('ZADD', ACTIVE, unpack(leases)) end
-local put, gone = {}, {}
-for _, lane in ipairs(touched) do
-  if have[lane] ~= stored[lane] then
+local put, gone
+for lane, v in pairs(stored) do
+  if have[lane] ~= v then
     if have[lane] <= 0 then
+      gone = gone or {}
       gone[#gone + 1] = lane
     else
+      put = put or {}
       put[#put + 1] = lane
       put[#put + 1] = have[lane]
     end
   end
 end
-if #put > 0 then redis.call('HSET', INFLIGHT, unpack(put)) end
-if #gone > 0 then redis.call('HDEL', INFLIGHT, unpack(gone)) end
+if put then redis.call('HSET', INFLIGHT, unpack(put)) end
+if gone then redis.call('HDEL', INFLIGHT, unpack(gone)) end
 return out

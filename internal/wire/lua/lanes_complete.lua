@@ -47,10 +47,10 @@ elseif #lanes > 1 then
   -- index (exactly the lanes with waiting jobs) says in one SMISMEMBER
   -- which of them may go back on the ring, instead of a ZCARD each.
   redis.call('ZREM', ACTIVE, unpack(settled))
-  local counts = inflights(lanes)
+  local counts = redis.call('HMGET', INFLIGHT, unpack(lanes))
   local put, gone = {}, {}
   for i, lane in ipairs(lanes) do
-    local left = counts[i] - lanes[lane]
+    local left = tonumber(counts[i] or '0') - lanes[lane]
     if left <= 0 then
       left = 0
       gone[#gone + 1] = lane
@@ -64,7 +64,7 @@ elseif #lanes > 1 then
   if #gone > 0 then redis.call('HDEL', INFLIGHT, unpack(gone)) end
   local waiting = redis.call('SMISMEMBER', LANES, unpack(lanes))
   for i, lane in ipairs(lanes) do
-    if waiting[i] == 1 then ring_waiting(lane, false, counts[i]) end
+    if waiting[i] == 1 then ring(lane, false, counts[i], -1) end
   end
   stat('completed', #settled)
 end

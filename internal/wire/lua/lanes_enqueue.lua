@@ -4,6 +4,55 @@
 -- Reply: per job {1, seq} admitted, or {0, state} refused because a row
 -- (live job, dead job or completed tombstone) already holds the id;
 -- nothing is written for a refused job.
+
+-- inflights returns the in-flight counts of distinct lanes, in their order,
+-- in one read whatever their number: a call that covers many lanes pays its
+-- bookkeeping once, not once per lane.
+local function inflights(list)
+  if #list == 1 then return { inflight_of(list[1]) } end
+  local v = redis.call('HMGET', INFLIGHT, unpack(list))
+  for i = 1, #list do v[i] = tonumber(v[i] or '0') end
+  return v
+end
+
+-- set_new adds distinct members to the set key and returns those that were
+-- not in it, in their order: one SADD for one member (its reply is the
+-- test), one SMISMEMBER and one SADD for many.
+local function set_new(key, list)
+  if #list == 0 then return list end
+  if #list == 1 then
+    if redis.call('SADD', key, list[1]) == 1 then return list end
+    return {}
+  end
+  local m = redis.call('SMISMEMBER', key, unpack(list))
+  local new = {}
+  for i, v in ipairs(list) do
+    if m[i] == 0 then new[#new + 1] = v end
+  end
+  if #new > 0 then redis.call('SADD', key, unpack(new)) end
+  return new
+end
+
+-- ring_filled is ring for distinct lanes the caller just filled (each was
+-- empty before the call), with their bookkeeping done once for all: one
+-- read of their in-flight counts, one membership test of the ring set, one
+-- RPUSH and one wake. The lanes join the rotation in their order.
+local function ring_filled(list)
+  if #list == 0 then return end
+  if #list == 1 then return ring(list[1], false, nil, 1) end
+  local counts = inflights(list)
+  local ok = {}
+  for i, lane in ipairs(list) do
+    if servable(lane, counts[i], 1) then ok[#ok + 1] = lane end
+  end
+  if #ok == 0 then return end
+  local new = set_new(RINGSET, ok)
+  if #new > 0 then
+    redis.call('RPUSH', RING, unpack(new))
+    wake(#new)
+  end
+end
+
 local n = tonumber(ARGV[2])
 local now = now_ms()
 -- Reserve the arrival numbers of the whole call at once; a refused job

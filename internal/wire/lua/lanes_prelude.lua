@@ -60,34 +60,6 @@ local function inflight_of(lane)
   return tonumber(redis.call('HGET', INFLIGHT, lane) or '0')
 end
 
--- inflights returns the in-flight counts of distinct lanes, in their order,
--- in one read whatever their number: a call that covers many lanes pays its
--- bookkeeping once, not once per lane.
-local function inflights(list)
-  if #list == 1 then return { inflight_of(list[1]) } end
-  local v = redis.call('HMGET', INFLIGHT, unpack(list))
-  for i = 1, #list do v[i] = tonumber(v[i] or '0') end
-  return v
-end
-
--- set_new adds distinct members to the set key and returns those that were
--- not in it, in their order: one SADD for one member (its reply is the
--- test), one SMISMEMBER and one SADD for many.
-local function set_new(key, list)
-  if #list == 0 then return list end
-  if #list == 1 then
-    if redis.call('SADD', key, list[1]) == 1 then return list end
-    return {}
-  end
-  local m = redis.call('SMISMEMBER', key, unpack(list))
-  local new = {}
-  for i, v in ipairs(list) do
-    if m[i] == 0 then new[#new + 1] = v end
-  end
-  if #new > 0 then redis.call('SADD', key, unpack(new)) end
-  return new
-end
-
 -- gated says whether any lane is paused or held, asked once per script
 -- (one EXISTS of both sets): almost always none is, and then no lane needs
 -- its own SISMEMBER and ZSCORE. No script adds a pause or a hold and then
@@ -130,28 +102,17 @@ end
 -- wakes a parked dispatcher. A lane already on the ring stays where it is.
 -- With force, a lane on the ring that just became servable again (resume,
 -- hold end, raised limit) wakes a dispatcher too. inflight and depth are
--- as for servable; a caller that just put a job in the lane passes a depth.
+-- as for servable; a caller that just put a job in the lane passes a depth,
+-- one that knows the lane has waiting jobs (the lanes index says so) but
+-- did not just fill it passes -1.
 -- The ring set's SADD is the membership test. A lane the caller did not
 -- just fill that has jobs in flight may be on the ring already (below a
 -- limit above 1): for it one SISMEMBER is cheaper than its checks.
--- ring_waiting is ring for a lane known to have waiting jobs (the lanes
--- index says so) that the caller did not just fill.
-local function ring_waiting(lane, force, inflight)
-  inflight = inflight or inflight_of(lane)
-  if inflight > 0 and not force and redis.call('SISMEMBER', RINGSET, lane) == 1 then return end
-  if not servable(lane, inflight, 1) then return end
-  if redis.call('SADD', RINGSET, lane) == 1 then
-    redis.call('RPUSH', RING, lane)
-    wake(1)
-  elseif force then
-    wake(1)
-  end
-end
-
 local function ring(lane, force, inflight, depth)
-  if not depth then
-    if redis.call('ZCARD', LANE .. lane) == 0 then return end
-    return ring_waiting(lane, force, inflight)
+  if not depth or depth < 0 then
+    if not depth and redis.call('ZCARD', LANE .. lane) == 0 then return end
+    inflight = inflight or inflight_of(lane)
+    if inflight > 0 and not force and redis.call('SISMEMBER', RINGSET, lane) == 1 then return end
   end
   if not servable(lane, inflight, 1) then return end
   if redis.call('SADD', RINGSET, lane) == 1 then
@@ -159,26 +120,6 @@ local function ring(lane, force, inflight, depth)
     wake(1)
   elseif force then
     wake(1)
-  end
-end
-
--- ring_filled is ring for distinct lanes the caller just filled (each was
--- empty before the call), with their bookkeeping done once for all: one
--- read of their in-flight counts, one membership test of the ring set, one
--- RPUSH and one wake. The lanes join the rotation in their order.
-local function ring_filled(list)
-  if #list == 0 then return end
-  if #list == 1 then return ring(list[1], false, nil, 1) end
-  local counts = inflights(list)
-  local ok = {}
-  for i, lane in ipairs(list) do
-    if servable(lane, counts[i], 1) then ok[#ok + 1] = lane end
-  end
-  if #ok == 0 then return end
-  local new = set_new(RINGSET, ok)
-  if #new > 0 then
-    redis.call('RPUSH', RING, unpack(new))
-    wake(#new)
   end
 end
 
