@@ -2,6 +2,7 @@ package codemojex
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -206,7 +207,19 @@ func TestRequeueRefundsDeadJob(t *testing.T) {
 // past them all, and a requeue then reads nothing it read before.
 func TestRequeueBehindAQueuedGuess(t *testing.T) {
 	t.Parallel()
+	// The ledger judged 500 guesses at a time (all at once here), and one
+	// at a time (the cursor's state carried from chunk to chunk).
+	for _, chunk := range []int{0, 1} {
+		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
+			t.Parallel()
+			requeueBehindAQueuedGuess(t, chunk)
+		})
+	}
+}
+
+func requeueBehindAQueuedGuess(t *testing.T, chunk int) {
 	e, clk := setup(t)
+	e.hooks.requeueChunk = chunk
 	r := room(t, e, RoomSpec{})
 	a := signIn(t, e, "a", 3)
 	b := signIn(t, e, "b", 3)

@@ -1,6 +1,7 @@
 package codemojex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,90 +80,129 @@ func (e *Engine) Requeue(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	rq := requeue{e: e}
 	span := echomq.All
-	var after echomq.EntryID
 	if cur.After != "" {
-		if after, err = echomq.ParseEntryID(cur.After); err != nil {
+		if rq.after, err = echomq.ParseEntryID(cur.After); err != nil {
 			return 0, fmt.Errorf("codemojex: requeue cursor: %w", err)
 		}
-		span = echomq.Span(echomq.Exclusive(after), echomq.Unbounded)
+		span = echomq.Span(echomq.Exclusive(rq.after), echomq.Unbounded)
 	}
-	// The rows from the cursor on, up to the first one too young to judge;
-	// guess is "" for a row of another reason.
-	type row struct {
-		entry echomq.EntryID
-		guess string
-	}
-	var rows []row
-	var guesses []string
+	rq.next = rq.after
+	// The rows are judged a chunk at a time (500 guesses), so memory stays
+	// bounded however far behind the cursor is (a first requeue reads the
+	// whole ledger), and the cursor is saved after each chunk.
 	for ev, err := range e.Stream(StreamLedger).Scan(ctx, span, nil) {
 		if err != nil {
-			return 0, err
+			return rq.n, err
 		}
 		if ev.Fields.Value("reason") != ReasonGuess {
-			rows = append(rows, row{entry: ev.Entry})
+			rq.other(ev.Entry)
 			continue
 		}
 		if at, _ := strconv.ParseInt(ev.Fields.Value("at_ms"), 10, 64); at > cutoff {
 			break
 		}
-		rows = append(rows, row{entry: ev.Entry, guess: ev.Fields.Value("ref")})
-		guesses = append(guesses, ev.Fields.Value("ref"))
+		rq.rows = append(rq.rows, requeueRow{entry: ev.Entry, guess: ev.Fields.Value("ref")})
+		if rq.guesses++; rq.guesses == cmp.Or(e.hooks.requeueChunk, 500) {
+			if err := rq.flush(ctx); err != nil {
+				return rq.n, err
+			}
+		}
 	}
-	recs, err := peek[guessRecord](ctx, e, tableGuesses, guesses)
+	return rq.n, rq.flush(ctx)
+}
+
+// requeue is one [Engine.Requeue]'s progress through the ledger.
+type requeue struct {
+	e *Engine
+	// rows are the rows read and not judged yet: a guess's row, or (guess
+	// "") the last of a run of rows of other reasons.
+	rows    []requeueRow
+	guesses int
+	// after is the saved cursor, next where it can move: the last row
+	// before the first guess still queued.
+	after, next echomq.EntryID
+	// held: a guess still queued was met, so the cursor stays where it is.
+	held bool
+	n    int
+}
+
+type requeueRow struct {
+	entry echomq.EntryID
+	guess string
+}
+
+// other notes a row of another reason than a guess.
+func (rq *requeue) other(entry echomq.EntryID) {
+	if k := len(rq.rows); k > 0 && rq.rows[k-1].guess == "" {
+		rq.rows[k-1].entry = entry
+		return
+	}
+	rq.rows = append(rq.rows, requeueRow{entry: entry})
+}
+
+// flush judges the rows read: it queues again the jobs of the guesses
+// still queued (refunding those whose job is dead) and moves the cursor.
+func (rq *requeue) flush(ctx context.Context) error {
+	e := rq.e
+	ids := make([]string, 0, rq.guesses)
+	for _, r := range rq.rows {
+		if r.guess != "" {
+			ids = append(ids, r.guess)
+		}
+	}
+	recs, err := peek[guessRecord](ctx, e, tableGuesses, ids)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	// The cursor moves to the last row before the first guess still queued.
-	next, held := after, false
 	var reqs []lanes.Request
-	for _, r := range rows {
+	for _, r := range rq.rows {
 		rec := recs[r.guess]
 		if rec == nil || rec.Status != GuessQueued {
-			if !held {
-				next = r.entry
+			if !rq.held {
+				rq.next = r.entry
 			}
 			continue
 		}
-		held = true
+		rq.held = true
 		job, err := echomq.ParseID(rec.Job)
 		if err != nil {
 			continue
 		}
 		reqs = append(reqs, lanes.Request{Lane: rec.Player, Payload: []byte(rec.ID), Opts: &lanes.EnqueueOpts{ID: job}})
 	}
-	n := 0
-	for len(reqs) > 0 {
-		batch := reqs[:min(len(reqs), 500)]
-		reqs = reqs[len(batch):]
-		res, err := e.jobs.EnqueueBatch(ctx, batch)
+	rq.rows, rq.guesses = rq.rows[:0], 0
+	if len(reqs) > 0 {
+		res, err := e.jobs.EnqueueBatch(ctx, reqs)
 		if err != nil {
-			return n, err
+			return err
 		}
 		for i, r := range res {
 			var dup *lanes.DuplicateError
 			switch {
 			case r.Err == nil:
-				n++
+				rq.n++
 			case errors.As(r.Err, &dup) && dup.State == lanes.StateDead:
 				// Its scoring job died (it failed every attempt): the guess
 				// will never be scored, so its fee goes back. The dead job
 				// stays for an operator to inspect; retried, it finds the
 				// guess refunded and changes nothing.
-				guess := string(batch[i].Payload)
+				guess := string(reqs[i].Payload)
 				if _, err := e.refund(ctx, guess, GuessRefunded); err != nil {
-					return n, err
+					return err
 				}
 				e.log.Warn("codemojex: refunded a guess whose scoring job died", "guess", guess, "job", r.ID)
 			}
 		}
 	}
-	if next.Compare(after) > 0 {
-		if err := e.moveRequeueCursor(ctx, next); err != nil {
-			return n, err
+	if rq.next.Compare(rq.after) > 0 {
+		if err := e.moveRequeueCursor(ctx, rq.next); err != nil {
+			return err
 		}
+		rq.after = rq.next
 	}
-	return n, nil
+	return nil
 }
 
 // moveRequeueCursor moves the requeue cursor forward to after, never back
