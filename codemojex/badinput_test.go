@@ -93,9 +93,7 @@ func snapshot(t testing.TB, e *Engine) state {
 	keys, err := e.client.Table(e.queue, tableGuesses).Keys(ctx)
 	require.NoError(t, err)
 	st.Guesses = len(keys)
-	keys, err = e.client.Table(e.queue, tablePending).Keys(ctx)
-	require.NoError(t, err)
-	st.Pending = len(keys)
+	st.Pending = queuedGuesses(t, e)
 	stats, err := e.jobs.Stats(ctx)
 	require.NoError(t, err)
 	st.Enqueued = stats.Enqueued

@@ -2,11 +2,13 @@ package codemojex
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 )
@@ -106,9 +108,7 @@ func TestEnqueueFailureRefunds(t *testing.T) {
 	require.Equal(t, int64(2), w.Keys)
 	rows := ledgerRows(t, e)
 	require.Equal(t, []string{ReasonGrant, ReasonGuess, ReasonRefund}, reasons(rows))
-	keys, err := e.client.Table(e.queue, tablePending).Keys(ctx)
-	require.NoError(t, err)
-	require.Empty(t, keys)
+	require.Zero(t, queuedGuesses(t, e), "refunded, so no longer queued")
 	requireLedgerBalances(t, e)
 }
 
@@ -190,9 +190,7 @@ func TestRequeueRefundsDeadJob(t *testing.T) {
 	after, err := e.Wallet(ctx, a.ID)
 	require.NoError(t, err)
 	require.Equal(t, before.Keys+rc.Charged, after.Keys, "the fee back")
-	keys, err := e.client.Table(e.queue, tablePending).Keys(ctx)
-	require.NoError(t, err)
-	require.Empty(t, keys, "no longer pending")
+	require.Zero(t, queuedGuesses(t, e), "no longer pending")
 
 	require.NoError(t, e.Jobs().RetryDead(ctx, jobs[0].ID))
 	require.Equal(t, 1, scoreAll(t, e), "the retried job runs")
@@ -200,5 +198,95 @@ func TestRequeueRefundsDeadJob(t *testing.T) {
 	g, err = e.GuessOf(ctx, a.ID, rc.Guess)
 	require.NoError(t, err)
 	require.Equal(t, GuessRefunded, g.Status)
+	requireLedgerBalances(t, e)
+}
+
+// A guess that stays queued (its job waits, unscored) holds the requeue
+// cursor before its ledger row but does not block the requeue of the lost
+// guesses booked after it; once every guess is settled the cursor moves
+// past them all, and a requeue then reads nothing it read before.
+func TestRequeueBehindAQueuedGuess(t *testing.T) {
+	t.Parallel()
+	// The ledger judged 500 guesses at a time (all at once here), and one
+	// at a time (the cursor's state carried from chunk to chunk).
+	for _, chunk := range []int{0, 1} {
+		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
+			t.Parallel()
+			requeueBehindAQueuedGuess(t, chunk)
+		})
+	}
+}
+
+func requeueBehindAQueuedGuess(t *testing.T, chunk int) {
+	e, clk := setup(t)
+	e.hooks.requeueChunk = chunk
+	r := room(t, e, RoomSpec{})
+	a := signIn(t, e, "a", 3)
+	b := signIn(t, e, "b", 3)
+	ga, gb := join(t, e, a, r), join(t, e, b, r)
+	require.Equal(t, ga, gb)
+	secret := secretOf(t, e, ga)
+	cursor := func() string {
+		c, _, err := readJSON[requeueCursor](ctx, e, tableCursors, cursorRequeue)
+		require.NoError(t, err)
+		return c.After
+	}
+	entryOf := func(guess string) echomq.EntryID {
+		for _, ev := range events(t, e, StreamLedger) {
+			if ev.Fields.Value("reason") == ReasonGuess && ev.Fields.Value("ref") == guess {
+				return ev.Entry
+			}
+		}
+		t.Fatalf("no ledger row for %s", guess)
+		return echomq.EntryID{}
+	}
+
+	// a's guess is queued and stays so (nobody scores it yet).
+	held, err := e.Submit(ctx, a.ID, ga, codes(secret, 1, 0))
+	require.NoError(t, err)
+	// b's guesses are charged by a process that dies before the enqueue.
+	e.setBeforeQueue(func(string) error { return errCrashed })
+	lost1, err := e.Submit(ctx, b.ID, gb, codes(secret, 2, 1, 0))
+	require.NoError(t, err)
+	e.setBeforeQueue(nil)
+
+	clk.add(e.cfg.PendingAfter)
+	n, err := e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "the lost guess behind the queued one is queued again")
+	if c := cursor(); c != "" {
+		at, err := echomq.ParseEntryID(c)
+		require.NoError(t, err)
+		require.Negative(t, at.Compare(entryOf(held.Guess)), "the cursor stays before the queued guess")
+	}
+
+	// Another lost guess later: the queued one still does not block it.
+	e.setBeforeQueue(func(string) error { return errCrashed })
+	lost2, err := e.Submit(ctx, b.ID, gb, codes(secret, 0, 2, 1))
+	require.NoError(t, err)
+	e.setBeforeQueue(nil)
+	clk.add(e.cfg.PendingAfter)
+	n, err = e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "only the new lost guess: the others' jobs are queued")
+
+	require.Equal(t, 3, scoreAll(t, e))
+	for _, p := range []struct {
+		player Player
+		guess  string
+	}{{a, held.Guess}, {b, lost1.Guess}, {b, lost2.Guess}} {
+		g, err := e.GuessOf(ctx, p.player.ID, p.guess)
+		require.NoError(t, err)
+		require.Equal(t, GuessScored, g.Status)
+	}
+	n, err = e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	rows := events(t, e, StreamLedger)
+	require.Equal(t, rows[len(rows)-1].Entry.String(), cursor(), "every guess settled: the cursor is at the ledger's end")
+	n, err = e.Requeue(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Len(t, events(t, e, StreamGuessScored), 3, "each scored once")
 	requireLedgerBalances(t, e)
 }

@@ -34,16 +34,16 @@
 //
 //   - submit: the game is open and not expired, the player a member, the
 //     guess valid, the balance enough; then the wallet debit, its ledger
-//     row, the guess record and its pending mark commit together. The
-//     enqueue follows with the job id minted before; if it fails the charge
-//     is refunded by a second transaction, and if the process dies in
-//     between, the sweep's [Engine.Requeue] queues the pending guess again
-//     under the same job id (refused as a duplicate when it is there).
+//     row and the guess record (status queued, which is its pending mark)
+//     commit together. The enqueue follows with the job id minted before;
+//     if it fails the charge is refunded by a second transaction, and if
+//     the process dies in between, the sweep's [Engine.Requeue] finds the
+//     queued guess by its ledger row and queues it again under the same
+//     job id (refused as a duplicate when it is there).
 //   - score: the guess record moves from queued to scored, the player's
-//     attempts and best move, the pending mark goes and guess-scored is
-//     appended, together; a redelivered job finds the guess scored and
-//     changes nothing. A 600 in a classic game also moves the game to
-//     closing in that transaction.
+//     attempts and best move, and guess-scored is appended, together; a
+//     redelivered job finds the guess scored and changes nothing. A 600 in
+//     a classic game also moves the game to closing in that transaction.
 //   - close: a transaction moves an open game to closing, so a game closes
 //     exactly once whoever races (the crack, sweeps, operators). The
 //     settlement then reads the final board (nobody scores into or joins a
@@ -83,7 +83,7 @@
 //
 // Tables (each record "emq:{q}:rec:<table>:<key>" with its index set
 // "emq:{q}:rec:<table>"): rooms, games, members ("<GAM>.<PLR>"), guesses,
-// pending, players, identities ("<provider>.<subject>"), sessions (the
+// cursors (the sweep's place in the ledger), players, identities ("<provider>.<subject>"), sessions (the
 // SHA-256 of a token) and wallets. Streams: the event streams above and
 // ledger. The guess queue is a lanes queue named by the queue, one lane per
 // player. docs/codemojex.md has the whole list.

@@ -98,6 +98,9 @@ type hooks struct {
 	beforeScore func(guess string) // inside the transaction, before commit
 	afterScore  func(guess string) // after the commit, before the job is acked
 	beforeQueue func(guess string) error
+	// requeueChunk, when set, is how many guesses Requeue judges at once
+	// (500 otherwise).
+	requeueChunk int
 }
 
 // batchTimeout bounds one shared transaction: once a guess is taken it is

@@ -149,6 +149,22 @@ func scoreAll(t testing.TB, e *Engine) int {
 	}
 }
 
+// queuedGuesses counts the guesses charged and not yet scored, voided or
+// refunded (status queued: their pending mark).
+func queuedGuesses(t testing.TB, e *Engine) int {
+	t.Helper()
+	n := 0
+	for rec, err := range e.client.Table(e.queue, tableGuesses).All(ctx) {
+		require.NoError(t, err)
+		var g guessRecord
+		require.NoError(t, unmarshal(rec.Value, &g))
+		if g.Status == GuessQueued {
+			n++
+		}
+	}
+	return n
+}
+
 // events reads a stream whole.
 func events(t testing.TB, e *Engine, stream string) []echomq.Event {
 	t.Helper()

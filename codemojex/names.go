@@ -44,7 +44,7 @@ const (
 	tableGames      = "games"      // GAM id → gameRecord (holds the secret)
 	tableMembers    = "members"    // "<GAM>.<PLR>" → member
 	tableGuesses    = "guesses"    // GES id → guessRecord (holds the codes)
-	tablePending    = "pending"    // GES id → pending (charged, not yet scored)
+	tableCursors    = "cursors"    // "requeue" → requeueCursor (the sweep's place in the ledger)
 	tablePlayers    = "players"    // PLR id → Player
 	tableIdentities = "identities" // "<provider>.<subject>" → PLR id
 	tableSessions   = "sessions"   // hex SHA-256 of a token → session
@@ -53,7 +53,7 @@ const (
 )
 
 // Tables lists the engine's tables, for the keyspace registry.
-var Tables = []string{tableRooms, tableGames, tableMembers, tableGuesses, tablePending, tablePlayers, tableIdentities, tableSessions, tableWallets, tableRevoked}
+var Tables = []string{tableRooms, tableGames, tableMembers, tableGuesses, tableCursors, tablePlayers, tableIdentities, tableSessions, tableWallets, tableRevoked}
 
 // Brands of the ids the engine mints.
 const (

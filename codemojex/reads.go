@@ -3,6 +3,7 @@ package codemojex
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // reads caches the records one transaction attempt read, so a batch reads
@@ -108,4 +109,38 @@ func prefetch[T any](ctx context.Context, t *txn, m map[string]*T, table string,
 		m[k] = v
 	}
 	return nil
+}
+
+// peek reads the records of keys of one table without watching them, 500
+// to a round trip (a transaction that only reads commits nothing), and
+// returns them by key, nil for an absent one. It is for records that
+// never change in a way the caller minds (a member record exists for good
+// once its player joined) or that the caller reads again inside its own
+// transaction.
+func peek[T any](ctx context.Context, e *Engine, table string, keys []string) (map[string]*T, error) {
+	out := make(map[string]*T, len(keys))
+	for chunk := range slices.Chunk(keys, 500) {
+		err := e.update(ctx, func(ctx context.Context, t *txn) error {
+			vals, ok, err := t.tx.GetMany(ctx, table, chunk...)
+			if err != nil {
+				return err
+			}
+			for i, k := range chunk {
+				if !ok[i] {
+					out[k] = nil
+					continue
+				}
+				v := new(T)
+				if err := unmarshal(vals[i], v); err != nil {
+					return fmt.Errorf("%s %s: %w", table, k, err)
+				}
+				out[k] = v
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -106,7 +106,10 @@ type member struct {
 func memberKey(game, player string) string { return game + "." + player }
 
 // guessRecord is a guess's record: the codes stay here, readable only by
-// their player through the engine.
+// their player through the engine. Status queued (charged, not yet scored,
+// void or refunded) is also the guess's pending mark: the sweep's
+// [Engine.Requeue] queues its job again if it went missing (a crash
+// between the charge and the enqueue), finding it through its ledger row.
 type guessRecord struct {
 	ID       string   `json:"id"`
 	Game     string   `json:"game"`
@@ -123,14 +126,20 @@ type guessRecord struct {
 	ScoredMS int64    `json:"scored_ms,omitempty"`
 }
 
-// pending marks a charged guess that is not scored yet; the sweep queues
-// it again if its job went missing (a crash between charge and enqueue).
-type pending struct {
-	Job    string `json:"job"`
-	Player string `json:"player"`
-	Game   string `json:"game"`
-	AtMS   int64  `json:"at_ms"`
+// requeueCursor is [Engine.Requeue]'s place in the ledger: every guess
+// booked (its ledger row of reason guess) at or before After has left
+// status queued (scored, void or refunded), so a requeue reads the ledger
+// from after it. It stays before the oldest guess still queued: a guess
+// that stays queued holds the cursor back, never the guesses after it.
+type requeueCursor struct {
+	// After is a ledger entry id; "" is the ledger's start.
+	After string `json:"after"`
+	// AtMS is when it last moved.
+	AtMS int64 `json:"at_ms"`
 }
+
+// cursorRequeue is requeueCursor's key in the cursors table.
+const cursorRequeue = "requeue"
 
 // Player is a player's record.
 type Player struct {

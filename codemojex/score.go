@@ -60,10 +60,10 @@ type Scored struct {
 	Again bool `json:"again"`
 }
 
-// Score scores a queued guess in one transaction: the guess record, the
-// player's attempts and best in the game, the removal of its pending mark
-// and the guess-scored event commit together, so scoring the same guess
-// again changes nothing. A 600 in a classic game also moves the game to
+// Score scores a queued guess in one transaction: the guess record (which
+// leaves status queued, its pending mark), the player's attempts and best
+// in the game and the guess-scored event commit together, so scoring the
+// same guess again changes nothing. A 600 in a classic game also moves the game to
 // closing in that transaction (its settlement follows). A guess whose game
 // is no longer open is void and refunded instead. Concurrent scores share
 // transactions. It returns a [*NotFoundError] for an unknown guess.
@@ -99,12 +99,25 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 			balance int64
 		}
 		var refunds []refund
-		for i, id := range guesses {
-			rec, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, id)
-			if err != nil {
-				return err
+		// The batch's records, a round trip per table: the guesses, then
+		// the games and members of those still queued. A guess twice in
+		// the batch is one record, so its second time finds it scored.
+		recsOf := map[string]*guessRecord{}
+		if err := prefetch(ctx, t, recsOf, tableGuesses, guesses); err != nil {
+			return err
+		}
+		var games, members []string
+		for _, id := range guesses {
+			if rec := recsOf[id]; rec != nil && rec.Status == GuessQueued {
+				games, members = append(games, rec.Game), append(members, memberKey(rec.Game, rec.Player))
 			}
-			if !ok {
+		}
+		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.members, tableMembers, members)); err != nil {
+			return err
+		}
+		for i, id := range guesses {
+			rec := recsOf[id]
+			if rec == nil {
 				res[i].err = notFound("guess", id)
 				continue
 			}
@@ -121,25 +134,25 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 				return err
 			}
 			if g == nil || m == nil || g.Status != StatusOpen {
-				w, err := refundIn(ctx, r, &rec, GuessVoid, e.nowMS())
+				w, err := refundIn(ctx, r, rec, GuessVoid, e.nowMS())
 				if err != nil {
 					return err
 				}
 				res[i].s = Scored{Guess: id, Game: rec.Game, Status: GuessVoid}
-				recs, refunds = append(recs, &rec), append(refunds, refund{&rec, w.Of(rec.Currency)})
+				recs, refunds = append(recs, rec), append(refunds, refund{rec, w.Of(rec.Currency)})
 				continue
 			}
-			fields, err := e.scoreIn(r, &rec, g, m, &res[i].s)
+			fields, err := e.scoreIn(r, rec, g, m, &res[i].s)
 			if err != nil {
 				return err
 			}
-			recs, events = append(recs, &rec), append(events, fields)
+			recs, events = append(recs, rec), append(events, fields)
 		}
 		if err := r.flush(); err != nil {
 			return err
 		}
 		for _, rec := range recs {
-			if err := errors.Join(t.put(tableGuesses, rec.ID, rec), t.del(tablePending, rec.ID)); err != nil {
+			if err := t.put(tableGuesses, rec.ID, rec); err != nil {
 				return err
 			}
 		}

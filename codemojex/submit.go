@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -63,7 +64,7 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 		return res.rc, nil // a test's crash between charge and enqueue
 	} else if err != nil {
 		if _, rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
-			// The pending mark stays: the sweep queues the job again.
+			// The guess stays queued: the sweep queues the job again.
 			e.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", req.guess, "enqueue", err, "refund", rerr)
 			return Receipt{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
@@ -89,16 +90,26 @@ type submitRes struct {
 // the batch left them; the refused ones write nothing.
 func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
 	res := make([]submitRes, len(reqs))
-	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+	games, members, wallets := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
+	for i, q := range reqs {
+		games[i], members[i], wallets[i] = q.game, memberKey(q.game, q.player), q.player
+	}
+	// The members are read unwatched, once: a member record exists for
+	// good once its player joined, and the scores that change its attempts
+	// and best would otherwise make this commit run again.
+	joined, err := peek[member](ctx, e, tableMembers, members)
+	if err != nil {
+		for i := range res {
+			res[i] = submitRes{err: err}
+		}
+		return res
+	}
+	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		clear(res)
 		r := newReads(t)
-		// The batch's records, a round trip per table.
-		games, members, wallets := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
-		for i, q := range reqs {
-			games[i], members[i], wallets[i] = q.game, memberKey(q.game, q.player), q.player
-		}
-		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.members, tableMembers, members),
-			prefetch(ctx, t, r.wallets, tableWallets, wallets)); err != nil {
+		maps.Copy(r.members, joined)
+		// The batch's other records, a round trip per table.
+		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.wallets, tableWallets, wallets)); err != nil {
 			return err
 		}
 		var accepted []guessRecord
@@ -120,10 +131,8 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 			return err
 		}
 		for _, rec := range accepted {
-			if err := errors.Join(
-				t.put(tableGuesses, rec.ID, rec),
-				t.put(tablePending, rec.ID, pending{Job: rec.Job, Player: rec.Player, Game: rec.Game, AtMS: rec.AtMS}),
-			); err != nil {
+			// Its status queued is its pending mark: no record of its own.
+			if err := t.put(tableGuesses, rec.ID, rec); err != nil {
 				return err
 			}
 		}
@@ -232,7 +241,7 @@ func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, erro
 			return err
 		}
 		out = w
-		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec), t.del(tablePending, rec.ID)); err != nil {
+		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec)); err != nil {
 			return err
 		}
 		return t.ledger(ctx, rec.Player, rec.Currency, rec.Fee, w.Of(rec.Currency), ReasonRefund, rec.ID)
@@ -241,8 +250,8 @@ func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, erro
 }
 
 // refundIn credits the fee of the queued guess rec back to the cached
-// wallet and marks rec with status; the caller writes rec, drops its
-// pending mark and books the ledger row.
+// wallet and marks rec with status (so it is no longer queued); the caller
+// writes rec and books the ledger row.
 func refundIn(ctx context.Context, r *reads, rec *guessRecord, status string, now int64) (Wallet, error) {
 	w, err := r.wallet(ctx, rec.Player)
 	if err != nil {

@@ -1,8 +1,11 @@
 package codemojex
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -58,55 +61,165 @@ func (e *Engine) Sweep(ctx context.Context) (SweepResult, error) {
 }
 
 // Requeue queues again the job of every guess charged more than
-// Config.PendingAfter ago and still not scored: a process that died
-// between the charge and the enqueue leaves such a guess. The job keeps
-// its id, so a job still queued or running is refused as a duplicate and
-// nothing changes; a guess whose job is dead (it failed every attempt) is
-// refunded instead. It returns how many jobs it queued.
+// Config.PendingAfter ago and still queued (not scored, void or refunded):
+// a process that died between the charge and the enqueue leaves such a
+// guess. The job keeps its id, so a job still queued or running is refused
+// as a duplicate and nothing changes; a guess whose job is dead (it failed
+// every attempt) is refunded instead. It returns how many jobs it queued.
+//
+// The guesses are found through their ledger rows (reason guess, booked in
+// the guess's own transaction), read from the cursor record
+// cursors:requeue on: the ledger position before which every guess has
+// left status queued. A guess still queued keeps the cursor before it but
+// does not stop the read, so the guesses booked after it are requeued all
+// the same; the cursor moves past it once it is settled. A row younger
+// than PendingAfter ends the read.
 func (e *Engine) Requeue(ctx context.Context) (int, error) {
 	cutoff := e.nowMS() - e.cfg.PendingAfter.Milliseconds()
-	var reqs []lanes.Request
-	for rec, err := range e.client.Table(e.queue, tablePending).All(ctx) {
+	cur, _, err := readJSON[requeueCursor](ctx, e, tableCursors, cursorRequeue)
+	if err != nil {
+		return 0, err
+	}
+	rq := requeue{e: e}
+	span := echomq.All
+	if cur.After != "" {
+		if rq.after, err = echomq.ParseEntryID(cur.After); err != nil {
+			return 0, fmt.Errorf("codemojex: requeue cursor: %w", err)
+		}
+		span = echomq.Span(echomq.Exclusive(rq.after), echomq.Unbounded)
+	}
+	rq.next = rq.after
+	// The rows are judged a chunk at a time (500 guesses), so memory stays
+	// bounded however far behind the cursor is (a first requeue reads the
+	// whole ledger), and the cursor is saved after each chunk.
+	for ev, err := range e.Stream(StreamLedger).Scan(ctx, span, nil) {
 		if err != nil {
-			return 0, err
+			return rq.n, err
 		}
-		var p pending
-		if err := unmarshal(rec.Value, &p); err != nil {
-			return 0, err
-		}
-		job, err := echomq.ParseID(p.Job)
-		if err != nil || p.AtMS > cutoff {
+		if ev.Fields.Value("reason") != ReasonGuess {
+			rq.other(ev.Entry)
 			continue
 		}
-		reqs = append(reqs, lanes.Request{Lane: p.Player, Payload: []byte(rec.Key), Opts: &lanes.EnqueueOpts{ID: job}})
+		if at, _ := strconv.ParseInt(ev.Fields.Value("at_ms"), 10, 64); at > cutoff {
+			break
+		}
+		rq.rows = append(rq.rows, requeueRow{entry: ev.Entry, guess: ev.Fields.Value("ref")})
+		if rq.guesses++; rq.guesses == cmp.Or(e.hooks.requeueChunk, 500) {
+			if err := rq.flush(ctx); err != nil {
+				return rq.n, err
+			}
+		}
 	}
-	n := 0
-	for len(reqs) > 0 {
-		batch := reqs[:min(len(reqs), 500)]
-		reqs = reqs[len(batch):]
-		res, err := e.jobs.EnqueueBatch(ctx, batch)
+	return rq.n, rq.flush(ctx)
+}
+
+// requeue is one [Engine.Requeue]'s progress through the ledger.
+type requeue struct {
+	e *Engine
+	// rows are the rows read and not judged yet: a guess's row, or (guess
+	// "") the last of a run of rows of other reasons.
+	rows    []requeueRow
+	guesses int
+	// after is the saved cursor, next where it can move: the last row
+	// before the first guess still queued.
+	after, next echomq.EntryID
+	// held: a guess still queued was met, so the cursor stays where it is.
+	held bool
+	n    int
+}
+
+type requeueRow struct {
+	entry echomq.EntryID
+	guess string
+}
+
+// other notes a row of another reason than a guess.
+func (rq *requeue) other(entry echomq.EntryID) {
+	if k := len(rq.rows); k > 0 && rq.rows[k-1].guess == "" {
+		rq.rows[k-1].entry = entry
+		return
+	}
+	rq.rows = append(rq.rows, requeueRow{entry: entry})
+}
+
+// flush judges the rows read: it queues again the jobs of the guesses
+// still queued (refunding those whose job is dead) and moves the cursor.
+func (rq *requeue) flush(ctx context.Context) error {
+	e := rq.e
+	ids := make([]string, 0, rq.guesses)
+	for _, r := range rq.rows {
+		if r.guess != "" {
+			ids = append(ids, r.guess)
+		}
+	}
+	recs, err := peek[guessRecord](ctx, e, tableGuesses, ids)
+	if err != nil {
+		return err
+	}
+	var reqs []lanes.Request
+	for _, r := range rq.rows {
+		rec := recs[r.guess]
+		if rec == nil || rec.Status != GuessQueued {
+			if !rq.held {
+				rq.next = r.entry
+			}
+			continue
+		}
+		rq.held = true
+		job, err := echomq.ParseID(rec.Job)
 		if err != nil {
-			return n, err
+			continue
+		}
+		reqs = append(reqs, lanes.Request{Lane: rec.Player, Payload: []byte(rec.ID), Opts: &lanes.EnqueueOpts{ID: job}})
+	}
+	rq.rows, rq.guesses = rq.rows[:0], 0
+	if len(reqs) > 0 {
+		res, err := e.jobs.EnqueueBatch(ctx, reqs)
+		if err != nil {
+			return err
 		}
 		for i, r := range res {
 			var dup *lanes.DuplicateError
 			switch {
 			case r.Err == nil:
-				n++
+				rq.n++
 			case errors.As(r.Err, &dup) && dup.State == lanes.StateDead:
 				// Its scoring job died (it failed every attempt): the guess
 				// will never be scored, so its fee goes back. The dead job
 				// stays for an operator to inspect; retried, it finds the
 				// guess refunded and changes nothing.
-				guess := string(batch[i].Payload)
+				guess := string(reqs[i].Payload)
 				if _, err := e.refund(ctx, guess, GuessRefunded); err != nil {
-					return n, err
+					return err
 				}
 				e.log.Warn("codemojex: refunded a guess whose scoring job died", "guess", guess, "job", r.ID)
 			}
 		}
 	}
-	return n, nil
+	if rq.next.Compare(rq.after) > 0 {
+		if err := e.moveRequeueCursor(ctx, rq.next); err != nil {
+			return err
+		}
+		rq.after = rq.next
+	}
+	return nil
+}
+
+// moveRequeueCursor moves the requeue cursor forward to after, never back
+// (sweeps in several processes may race).
+func (e *Engine) moveRequeueCursor(ctx context.Context, after echomq.EntryID) error {
+	return e.update(ctx, func(ctx context.Context, t *txn) error {
+		cur, ok, err := getJSON[requeueCursor](ctx, t, tableCursors, cursorRequeue)
+		if err != nil {
+			return err
+		}
+		if ok && cur.After != "" {
+			if have, err := echomq.ParseEntryID(cur.After); err == nil && have.Compare(after) >= 0 {
+				return nil
+			}
+		}
+		return t.put(tableCursors, cursorRequeue, requeueCursor{After: after.String(), AtMS: e.nowMS()})
+	})
 }
 
 // RunSweep sweeps every interval (and queues lost guesses again every 30

@@ -165,6 +165,31 @@ var costScenarios = []costScenario{
 		},
 	},
 	{
+		// Batches: 16 jobs on 16 lanes with nothing else, enqueued in one
+		// call, claimed in one and completed in one (a Worker's or
+		// codemojex's shape under load). The per-queue bookkeeping is paid
+		// per call, not per job.
+		name: "batch of 16 one-job lanes", ceiling: 14.5,
+		run: func(tb testing.TB, q *lanes.Queue, n int, lane func(int) string) {
+			for from := 0; from < n; from += 16 {
+				k := min(16, n-from)
+				reqs := make([]lanes.Request, k)
+				for i := range reqs {
+					reqs[i] = lanes.Request{Lane: lane((from + i) % 64), Payload: []byte("p")}
+				}
+				res, err := q.EnqueueBatch(ctx, reqs)
+				require.NoError(tb, err)
+				for _, r := range res {
+					require.NoError(tb, r.Err)
+				}
+				jobs, err := q.Claim(ctx, k, time.Minute)
+				require.NoError(tb, err)
+				require.Len(tb, jobs, k)
+				require.NoError(tb, lanes.CompleteAll(ctx, q, jobs))
+			}
+		},
+	},
+	{
 		// The retry path: every job fails once (no backoff) and then
 		// completes.
 		name: "fail once, then complete", ceiling: 59.5,

@@ -27,7 +27,7 @@ trap cleanup EXIT
 if [ -n "${REF:-}" ]; then
 	# The scripts of REF, measured by this tree's test.
 	git worktree add --detach "$dir/ref" "$REF" >/dev/null 2>&1
-	cp lanes/cost_test.go "$dir/ref/lanes/"
+	cp lanes/cost_test.go lanes/export_test.go "$dir/ref/lanes/"
 	tree=$dir/ref
 fi
 (cd "$tree" && go test -c -o "$dir/lanes.test" ./lanes/)

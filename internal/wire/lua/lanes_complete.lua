@@ -6,7 +6,8 @@
 local ttl = tonumber(ARGV[2])
 local now = now_ms()
 -- The settled jobs leave the active set in one ZREM and each lane's
--- in-flight count drops once by its number of them.
+-- in-flight count drops once by its number of them; the per-lane
+-- bookkeeping of many lanes is done once per call.
 local out, settled, lanes = {}, {}, {}
 for i = 3, #ARGV, 2 do
   local id = ARGV[i]
@@ -36,9 +37,35 @@ for i = 3, #ARGV, 2 do
     out[#out + 1] = 'completed'
   end
 end
-if #settled > 0 then
+if #lanes == 1 then
   redis.call('ZREM', ACTIVE, unpack(settled))
-  for _, lane in ipairs(lanes) do ring(lane, false, decr(INFLIGHT, lane, lanes[lane])) end
+  ring(lanes[1], false, decr(INFLIGHT, lanes[1], lanes[lanes[1]]))
+  stat('completed', #settled)
+elseif #lanes > 1 then
+  -- Many lanes: their in-flight counts are read in one HMGET and written
+  -- in one HSET (and one HDEL of those that reach zero), and the lanes
+  -- index (exactly the lanes with waiting jobs) says in one SMISMEMBER
+  -- which of them may go back on the ring, instead of a ZCARD each.
+  redis.call('ZREM', ACTIVE, unpack(settled))
+  local counts = redis.call('HMGET', INFLIGHT, unpack(lanes))
+  local put, gone = {}, {}
+  for i, lane in ipairs(lanes) do
+    local left = tonumber(counts[i] or '0') - lanes[lane]
+    if left <= 0 then
+      left = 0
+      gone[#gone + 1] = lane
+    else
+      put[#put + 1] = lane
+      put[#put + 1] = left
+    end
+    counts[i] = left
+  end
+  if #put > 0 then redis.call('HSET', INFLIGHT, unpack(put)) end
+  if #gone > 0 then redis.call('HDEL', INFLIGHT, unpack(gone)) end
+  local waiting = redis.call('SMISMEMBER', LANES, unpack(lanes))
+  for i, lane in ipairs(lanes) do
+    if waiting[i] == 1 then ring(lane, false, counts[i], -1) end
+  end
   stat('completed', #settled)
 end
 return out

@@ -102,13 +102,15 @@ end
 -- wakes a parked dispatcher. A lane already on the ring stays where it is.
 -- With force, a lane on the ring that just became servable again (resume,
 -- hold end, raised limit) wakes a dispatcher too. inflight and depth are
--- as for servable; a caller that just put a job in the lane passes a depth.
+-- as for servable; a caller that just put a job in the lane passes a depth,
+-- one that knows the lane has waiting jobs (the lanes index says so) but
+-- did not just fill it passes -1.
 -- The ring set's SADD is the membership test. A lane the caller did not
 -- just fill that has jobs in flight may be on the ring already (below a
 -- limit above 1): for it one SISMEMBER is cheaper than its checks.
 local function ring(lane, force, inflight, depth)
-  if not depth then
-    if redis.call('ZCARD', LANE .. lane) == 0 then return end
+  if not depth or depth < 0 then
+    if not depth and redis.call('ZCARD', LANE .. lane) == 0 then return end
     inflight = inflight or inflight_of(lane)
     if inflight > 0 and not force and redis.call('SISMEMBER', RINGSET, lane) == 1 then return end
   end
