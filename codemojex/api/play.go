@@ -179,7 +179,6 @@ func (s *Server) guess(w http.ResponseWriter, r *http.Request, p codemojex.Playe
 		s.fail(w, r, err)
 		return
 	}
-	s.hub.Queued(rc.Guess, p.ID, rc.Game)
 	writeJSON(w, http.StatusAccepted, map[string]any{"status": "accepted", "receipt": rc})
 }
 
@@ -213,15 +212,7 @@ func (s *Server) guessOne(w http.ResponseWriter, r *http.Request, p codemojex.Pl
 	// Register before reading, so a score landing in between still wakes us.
 	woke, stop := s.hub.Wait(id)
 	defer stop()
-	// A guess accepted here and not seen scored since is queued: no read
-	// before the wait.
-	var g codemojex.Guess
-	game, known := s.hub.StillQueued(id, p.ID)
-	if known && wait > 0 {
-		g.Status, g.Game = codemojex.GuessQueued, game
-	} else {
-		g, err = s.e.GuessOf(r.Context(), p.ID, id)
-	}
+	g, err := s.e.GuessOf(r.Context(), p.ID, id)
 	if err == nil && g.Status == codemojex.GuessQueued && wait > 0 {
 		voided, stopGame := s.hub.Wait(g.Game)
 		t := time.NewTimer(wait)
@@ -239,9 +230,6 @@ func (s *Server) guessOne(w http.ResponseWriter, r *http.Request, p codemojex.Pl
 	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	if known && g.Status != codemojex.GuessQueued {
-		s.hub.Forget(id)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"guess": g})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -28,26 +27,7 @@ type Hub struct {
 	mu      sync.Mutex
 	waiters map[string]map[*waiter]struct{}
 	subs    map[chan Notice]struct{}
-	// queued notes the guesses accepted here that the hub has not seen
-	// scored (see [Hub.Queued]); scored the guesses it saw scored lately,
-	// so a note that comes after its guess's score is not taken.
-	queued  map[string]queuedNote
-	scored  map[string]time.Time
-	pruned  time.Time
-	running atomic.Bool
 }
-
-type queuedNote struct {
-	player, game string
-	until        time.Time
-}
-
-// noteTTL is how long a note of a queued guess (and of a scored one)
-// holds; noteMax bounds the notes held.
-const (
-	noteTTL = time.Minute
-	noteMax = 1 << 17
-)
 
 type waiter struct {
 	ch   chan struct{}
@@ -63,8 +43,7 @@ func NewHub(e *codemojex.Engine, block time.Duration) *Hub {
 	if block <= 0 {
 		block = time.Second
 	}
-	return &Hub{e: e, block: block, waiters: map[string]map[*waiter]struct{}{}, subs: map[chan Notice]struct{}{},
-		queued: map[string]queuedNote{}, scored: map[string]time.Time{}}
+	return &Hub{e: e, block: block, waiters: map[string]map[*waiter]struct{}{}, subs: map[chan Notice]struct{}{}}
 }
 
 // Run follows the streams from now until ctx ends. Through an outage of the
@@ -72,8 +51,6 @@ func NewHub(e *codemojex.Engine, block time.Duration) *Hub {
 // permanent read error it follows again a second later, from where it
 // stopped. It returns nil when ctx ends.
 func (h *Hub) Run(ctx context.Context) error {
-	h.running.Store(true)
-	defer h.running.Store(false)
 	var wg sync.WaitGroup
 	for _, name := range HubStreams {
 		wg.Go(func() { h.follow(ctx, name) })
@@ -110,23 +87,6 @@ func (h *Hub) notify(n Notice) {
 	key := n.Event.Fields.Value("guess")
 	if n.Stream == codemojex.StreamGameSettled {
 		key = n.Event.Fields.Value("game")
-	}
-	// The notes go before the waiters wake: a reader that registered its
-	// wait and then found the note is woken below.
-	switch n.Stream {
-	case codemojex.StreamGuessScored:
-		delete(h.queued, key)
-		now := time.Now()
-		if len(h.scored) < noteMax {
-			h.scored[key] = now.Add(noteTTL)
-		}
-		h.prune(now)
-	case codemojex.StreamGameSettled:
-		for id, q := range h.queued {
-			if q.game == key {
-				delete(h.queued, id)
-			}
-		}
 	}
 	for w := range h.waiters[key] {
 		w.once.Do(func() { close(w.ch) })
@@ -178,66 +138,4 @@ func (h *Hub) Subscribe(buf int) (<-chan Notice, func()) {
 		delete(h.subs, ch)
 		h.mu.Unlock()
 	}
-}
-
-// prune drops the lapsed notes, at most once a second; h.mu is held.
-func (h *Hub) prune(now time.Time) {
-	if now.Sub(h.pruned) < time.Second {
-		return
-	}
-	h.pruned = now
-	for id, q := range h.queued {
-		if now.After(q.until) {
-			delete(h.queued, id)
-		}
-	}
-	for id, until := range h.scored {
-		if now.After(until) {
-			delete(h.scored, id)
-		}
-	}
-}
-
-// Queued notes that guess, of player in game, was just accepted here
-// (charged and queued), so a long-poll on it may wait without reading it
-// first ([Hub.StillQueued]). The note goes when the hub sees the guess
-// scored or its game settled, when a read finds the guess no longer queued
-// ([Hub.Forget]), or after a minute. A guess the hub saw scored already
-// is not noted, nor anything while the hub is not running.
-func (h *Hub) Queued(guess, player, game string) {
-	if !h.running.Load() {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	now := time.Now()
-	h.prune(now)
-	if _, done := h.scored[guess]; done || len(h.queued) >= noteMax {
-		return
-	}
-	h.queued[guess] = queuedNote{player: player, game: game, until: now.Add(noteTTL)}
-}
-
-// StillQueued returns the game of guess when it is noted queued for player
-// ([Hub.Queued]) and the hub has not seen it scored since. Call it after
-// registering the wait ([Hub.Wait]): a score seen after this answer wakes
-// the wait.
-func (h *Hub) StillQueued(guess, player string) (string, bool) {
-	if !h.running.Load() {
-		return "", false
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	q, ok := h.queued[guess]
-	if !ok || q.player != player || time.Now().After(q.until) {
-		return "", false
-	}
-	return q.game, true
-}
-
-// Forget drops the note of guess: a read found it no longer queued.
-func (h *Hub) Forget(guess string) {
-	h.mu.Lock()
-	delete(h.queued, guess)
-	h.mu.Unlock()
 }

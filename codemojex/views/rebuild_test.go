@@ -157,7 +157,6 @@ func TestRebuildEqualsLive(t *testing.T) {
 	t.Logf("%d guesses submitted, %d cracks", submitted.Load(), cracks.Load())
 
 	scored := len(read(t, e, codemojex.StreamGuessScored))
-	t.Logf("%d scored", scored)
 	require.Greater(t, scored, total/2, "most guesses scored (some are void: their game closed first)")
 	require.NotEmpty(t, read(t, e, codemojex.StreamGameRevealed), "the blind game was revealed")
 
