@@ -33,21 +33,25 @@ func TestGuessErrors(t *testing.T) {
 		body   any
 		status int
 		code   string
+		query  string
 	}{
-		{"duplicate code", member, game, map[string]any{"codes": dup}, 422, "bad_guess"},
-		{"code off the keyboard", member, game, map[string]any{"codes": off}, 422, "bad_guess"},
-		{"five codes", member, game, map[string]any{"codes": s[:5]}, 422, "bad_guess"},
-		{"unknown emoji", member, game, map[string]any{"emojis": []string{"🚗", "🐶", "🐱", "🐭", "🐹", "🐰"}}, 422, "bad_guess"},
-		{"codes and emojis", member, game, map[string]any{"codes": s, "emojis": []string{"🐶"}}, 400, "bad_request"},
-		{"no balance", broke, game, map[string]any{"codes": s}, 402, "insufficient"},
-		{"not a member", stranger, game, map[string]any{"codes": s}, 403, "not_member"},
-		{"unknown game", member, "GAM0000000000z", map[string]any{"codes": s}, 404, "not_found"},
-		{"not JSON", member, game, "codes=1", 400, "bad_request"},
-		{"unknown field", member, game, map[string]any{"guess": s}, 400, "bad_request"},
-		{"codes not a list", member, game, map[string]any{"codes": "0000"}, 400, "bad_request"},
-		{"no session", player{}, game, map[string]any{"codes": s}, 401, "unauthorized"},
-		{"bad session", player{Token: "nope"}, game, map[string]any{"codes": s}, 401, "unauthorized"},
-		{"after expiry", member, game, map[string]any{"codes": s}, 409, "expired"},
+		{"wait not a duration", member, game, map[string]any{"codes": s}, 400, "bad_request", "?wait=soon"},
+		{"wait above the longest", member, game, map[string]any{"codes": s}, 400, "bad_request", "?wait=1h"},
+		{"wait below zero", member, game, map[string]any{"codes": s}, 400, "bad_request", "?wait=-1s"},
+		{"duplicate code", member, game, map[string]any{"codes": dup}, 422, "bad_guess", ""},
+		{"code off the keyboard", member, game, map[string]any{"codes": off}, 422, "bad_guess", ""},
+		{"five codes", member, game, map[string]any{"codes": s[:5]}, 422, "bad_guess", ""},
+		{"unknown emoji", member, game, map[string]any{"emojis": []string{"🚗", "🐶", "🐱", "🐭", "🐹", "🐰"}}, 422, "bad_guess", ""},
+		{"codes and emojis", member, game, map[string]any{"codes": s, "emojis": []string{"🐶"}}, 400, "bad_request", ""},
+		{"no balance", broke, game, map[string]any{"codes": s}, 402, "insufficient", ""},
+		{"not a member", stranger, game, map[string]any{"codes": s}, 403, "not_member", ""},
+		{"unknown game", member, "GAM0000000000z", map[string]any{"codes": s}, 404, "not_found", ""},
+		{"not JSON", member, game, "codes=1", 400, "bad_request", ""},
+		{"unknown field", member, game, map[string]any{"guess": s}, 400, "bad_request", ""},
+		{"codes not a list", member, game, map[string]any{"codes": "0000"}, 400, "bad_request", ""},
+		{"no session", player{}, game, map[string]any{"codes": s}, 401, "unauthorized", ""},
+		{"bad session", player{Token: "nope"}, game, map[string]any{"codes": s}, 401, "unauthorized", ""},
+		{"after expiry", member, game, map[string]any{"codes": s}, 409, "expired", ""},
 	}
 	balances := func() []codemojex.Wallet {
 		var out []codemojex.Wallet
@@ -81,7 +85,7 @@ func TestGuessErrors(t *testing.T) {
 		if c.name == "after expiry" {
 			h.clock.add(time.Hour)
 		}
-		status, body := h.do("POST", "/api/games/"+c.game+"/guess", c.p.Token, c.body)
+		status, body := h.do("POST", "/api/games/"+c.game+"/guess"+c.query, c.p.Token, c.body)
 		require.Equal(t, c.status, status, "%s: %s", c.name, body)
 		var eb struct {
 			Error struct{ Code, Message string }

@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,4 +142,75 @@ func TestFullGameThroughAPI(t *testing.T) {
 	next, started := h.join(bob, room)
 	require.True(t, started)
 	require.NotEqual(t, game, next)
+}
+
+// A submit that asks to wait answers once its guess is scored: one
+// request, the receipt and the scored guess, 200.
+func TestGuessWaitsForItsScore(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	room := h.createRoom(map[string]any{"name": "Den", "set": "animals", "fee": 1, "duration": "1h"})
+	alice, bob := h.signIn("alice", 10), h.signIn("bob", 10)
+	game, _ := h.join(alice, room)
+	h.join(bob, room)
+	s := h.secret(game)
+
+	type answer struct {
+		Status  string
+		Receipt struct {
+			Guess   string
+			Balance codemojex.Wallet
+		}
+		Guess struct {
+			Guess, Status string
+			Points        int
+		}
+	}
+	// Several guesses of one player in flight at once: each request waits
+	// for its own guess, not the first of the player's to be scored.
+	plays := [][]string{permute(s, 1, 0), permute(s, 2, 1, 0), permute(s, 5, 1, 2, 3, 4, 0)}
+	want := []int{560, 520, 400}
+	got := make([]answer, len(plays))
+	var wg sync.WaitGroup
+	for i, codes := range plays {
+		wg.Go(func() {
+			h.call("POST", "/api/games/"+game+"/guess?wait=10s", alice.Token, map[string]any{"codes": codes}, 200, &got[i])
+		})
+	}
+	wg.Wait()
+	for i, a := range got {
+		require.Equal(t, "accepted", a.Status)
+		require.Equal(t, a.Receipt.Guess, a.Guess.Guess)
+		require.Equal(t, codemojex.GuessScored, a.Guess.Status)
+		require.Equal(t, want[i], a.Guess.Points)
+	}
+	// Without a wait the answer is the receipt alone, 202, as before.
+	var plain map[string]json.RawMessage
+	h.call("POST", "/api/games/"+game+"/guess", bob.Token, map[string]any{"codes": permute(s, 1, 0)}, 202, &plain)
+	require.NotContains(t, plain, "guess")
+	require.Contains(t, plain, "receipt")
+}
+
+// A wait that ends before the score answers 202 with the guess queued; the
+// guess is charged once and stays to be scored.
+func TestGuessWaitEndsQueued(t *testing.T) {
+	t.Parallel()
+	h := newIdleHarness(t)
+	room := h.createRoom(map[string]any{"name": "Den", "set": "animals", "fee": 1, "duration": "1h"})
+	alice := h.signIn("alice", 10)
+	game, _ := h.join(alice, room)
+	var a struct {
+		Receipt struct {
+			Guess   string
+			Balance codemojex.Wallet
+		}
+		Guess struct{ Guess, Status string }
+	}
+	h.call("POST", "/api/games/"+game+"/guess?wait=1s", alice.Token, map[string]any{"codes": h.secret(game)}, 202, &a)
+	require.Equal(t, codemojex.GuessQueued, a.Guess.Status)
+	require.Equal(t, a.Receipt.Guess, a.Guess.Guess)
+	require.Equal(t, int64(9), a.Receipt.Balance.Keys)
+	var bal struct{ Balance codemojex.Wallet }
+	h.call("GET", "/api/balance", alice.Token, nil, 200, &bal)
+	require.Equal(t, int64(9), bal.Balance.Keys)
 }

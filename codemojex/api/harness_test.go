@@ -64,7 +64,12 @@ type response struct {
 	Body   string
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { t.Helper(); return startHarness(t, true) }
+
+// newIdleHarness is a harness whose guesses nobody scores: they stay queued.
+func newIdleHarness(t *testing.T) *harness { t.Helper(); return startHarness(t, false) }
+
+func startHarness(t *testing.T, scoring bool) *harness {
 	t.Helper()
 	client, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
@@ -81,11 +86,15 @@ func newHarness(t *testing.T) *harness {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = v.Run(ctx) })
 	wg.Go(func() { _ = hub.Run(ctx) })
-	require.NoError(t, w.Start(ctx))
+	if scoring {
+		require.NoError(t, w.Start(ctx))
+	}
 	srv := httptest.NewServer(api.New(e, v, hub, api.Config{OperatorToken: opToken, DevSignIn: true, MaxWait: 10 * time.Second, Logger: quiet}))
 	t.Cleanup(func() {
 		srv.Close()
-		require.NoError(t, w.Stop(context.Background()))
+		if scoring {
+			require.NoError(t, w.Stop(context.Background()))
+		}
 		cancel()
 		wg.Wait()
 	})

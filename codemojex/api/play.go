@@ -130,12 +130,25 @@ type GuessRequest struct {
 }
 
 func (s *Server) guess(w http.ResponseWriter, r *http.Request, p codemojex.Player) {
+	wait, err := durationParam(r, "wait", 0, s.cfg.MaxWait)
+	if err != nil {
+		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	}
 	var req GuessRequest
 	if err := decode(w, r, &req); err != nil {
 		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
 		return
 	}
 	game := r.PathValue("id")
+	var woke <-chan struct{}
+	stop := func() {}
+	if wait > 0 {
+		// Registered before the guess exists: its id is known only once
+		// submitted, and a score may land before the answer is written.
+		woke, stop = s.hub.Wait(p.ID, game)
+	}
+	defer func() { stop() }()
 	codes := req.Codes
 	switch {
 	case len(req.Codes) > 0 && len(req.Emojis) > 0:
@@ -179,7 +192,56 @@ func (s *Server) guess(w http.ResponseWriter, r *http.Request, p codemojex.Playe
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"status": "accepted", "receipt": rc})
+	if wait <= 0 {
+		writeJSON(w, http.StatusAccepted, map[string]any{"status": "accepted", "receipt": rc})
+		return
+	}
+	g, err := s.awaitSubmitted(r.Context(), p, rc.Guess, game, wait, woke, &stop)
+	if err != nil {
+		// The guess is charged and queued: answer as without a wait, never
+		// with an error a client might retry (and pay twice for).
+		if r.Context().Err() == nil {
+			s.log.Warn("codemojex: guess submitted, reading it back failed", "guess", rc.Guess, "err", err)
+		}
+		writeJSON(w, http.StatusAccepted, map[string]any{"status": "accepted", "receipt": rc})
+		return
+	}
+	status := http.StatusOK
+	if g.Status == codemojex.GuessQueued {
+		status = http.StatusAccepted
+	}
+	writeJSON(w, status, map[string]any{"status": "accepted", "receipt": rc, "guess": g})
+}
+
+// awaitSubmitted waits up to wait for a just submitted guess of p to leave
+// queued and returns it as last read. woke was registered on the player and
+// the game before the submit; a scored guess of the player wakes it, which
+// may be another of their guesses, so each wake registers again, then reads.
+// *stop stops the current registration.
+func (s *Server) awaitSubmitted(ctx context.Context, p codemojex.Player, id, game string, wait time.Duration, woke <-chan struct{}, stop *func()) (codemojex.Guess, error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		last := false
+		select {
+		case <-woke:
+		case <-t.C:
+			last = true
+		case <-ctx.Done():
+			last = true
+		case <-s.closed: // shutting down: answer now, the client polls again
+			last = true
+		}
+		(*stop)()
+		*stop = func() {}
+		if !last {
+			woke, *stop = s.hub.Wait(p.ID, game)
+		}
+		g, err := s.e.GuessOf(ctx, p.ID, id)
+		if err != nil || last || g.Status != codemojex.GuessQueued {
+			return g, err
+		}
+	}
 }
 
 // refuseGuess answers 422 bad_guess in the player's terms.

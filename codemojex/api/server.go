@@ -25,8 +25,9 @@ type Config struct {
 	// trusts whoever calls it (for development and demos). Defaults to
 	// false: it answers 404.
 	DevSignIn bool
-	// MaxWait is the longest a GET /api/guesses/{id}?wait= may wait for a
-	// score. Defaults to 30s.
+	// MaxWait is the longest a GET /api/guesses/{id}?wait= or a
+	// POST /api/games/{id}/guess?wait= may wait for a score. Defaults to
+	// 30s.
 	MaxWait time.Duration
 	// Logger receives internal errors. Defaults to slog.Default().
 	Logger *slog.Logger

@@ -66,8 +66,16 @@ func (p *player) play(ctx context.Context) {
 		t0 := time.Now()
 		var rc struct {
 			Receipt struct{ Guess string } `json:"receipt"`
+			Guess   struct {
+				Status string `json:"status"`
+				Points int    `json:"points"`
+			} `json:"guess"`
 		}
-		err := p.c.do(ctx, "POST", "/api/games/"+p.game+"/guess", p.token, map[string]any{"codes": codes}, &rc)
+		// One request submits and waits for the score; a guess still queued
+		// when it answers is waited on with GET /api/guesses/{id}.
+		deadline := time.Now().Add(p.cfg.Wait)
+		path := "/api/games/" + p.game + "/guess?wait=" + min(p.cfg.Wait, maxWait).Round(time.Millisecond).String()
+		err := p.c.do(ctx, "POST", path, p.token, map[string]any{"codes": codes}, &rc)
 		var ae *apiError
 		switch {
 		case err == nil:
@@ -104,7 +112,7 @@ func (p *player) play(ctx context.Context) {
 				Points int    `json:"points"`
 			} `json:"guess"`
 		}
-		deadline := time.Now().Add(p.cfg.Wait)
+		g.Guess = rc.Guess
 		for err == nil && (g.Guess.Status == "" || g.Guess.Status == "queued") && time.Now().Before(deadline) {
 			err = p.c.do(ctx, "GET", "/api/guesses/"+rc.Receipt.Guess+"?wait="+min(time.Until(deadline), maxWait).Round(time.Millisecond).String(), p.token, nil, &g)
 			if unavailable(ctx, err) && time.Now().Before(deadline) {

@@ -60,8 +60,9 @@ type Report struct {
 	// AcceptedPerSec and ScoredPerSec are guesses per second end to end.
 	AcceptedPerSec float64 `json:"accepted_per_sec"`
 	ScoredPerSec   float64 `json:"scored_per_sec"`
-	// SubmitP50 and SubmitP99 are the latencies of the submit request
-	// alone (charged and queued).
+	// SubmitP50 and SubmitP99 are the latencies of the submit request.
+	// It asks to wait for the score (POST /api/games/{id}/guess?wait=), so
+	// for a guess scored within the wait they are its submit→score time.
 	SubmitP50 time.Duration `json:"submit_p50"`
 	SubmitP99 time.Duration `json:"submit_p99"`
 	// P50, P90, P99 and Max are the latencies from submit to score.

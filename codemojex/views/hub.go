@@ -82,16 +82,26 @@ func (h *Hub) follow(ctx context.Context, name string) {
 func (h *Hub) notify(n Notice) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	// A scored guess wakes who waits on it; a settled game wakes who waits
-	// on the game (their queued guesses were void).
-	key := n.Event.Fields.Value("guess")
-	if n.Stream == codemojex.StreamGameSettled {
-		key = n.Event.Fields.Value("game")
+	// A scored guess wakes who waits on it and who waits on its player (a
+	// submit that waits registers before its guess has an id); a settled
+	// game wakes who waits on the game (their queued guesses were void).
+	keys := [2]string{n.Event.Fields.Value("guess"), n.Event.Fields.Value("player")}
+	switch n.Stream {
+	case codemojex.StreamGameSettled:
+		keys = [2]string{n.Event.Fields.Value("game")}
+	case codemojex.StreamGuessScored:
+	default:
+		keys[1] = ""
 	}
-	for w := range h.waiters[key] {
-		w.once.Do(func() { close(w.ch) })
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
+		for w := range h.waiters[key] {
+			w.once.Do(func() { close(w.ch) })
+		}
+		delete(h.waiters, key)
 	}
-	delete(h.waiters, key)
 	for ch := range h.subs {
 		select {
 		case ch <- n:
@@ -100,8 +110,9 @@ func (h *Hub) notify(n Notice) {
 	}
 }
 
-// Wait returns a channel closed when a guess of keys is scored or a game of
-// keys is settled, and a func that stops waiting. Register before
+// Wait returns a channel closed when a guess of keys is scored, a guess of
+// a player of keys is scored, or a game of keys is settled, and a func that
+// stops waiting. Register before
 // reading the state waited on, so no change falls in between.
 func (h *Hub) Wait(keys ...string) (<-chan struct{}, func()) {
 	w := &waiter{ch: make(chan struct{})}

@@ -393,13 +393,13 @@
     sending = true; drawSlots();
     $("submit").textContent = "Sending…";
     try {
-      const rc = await api("POST", "/api/games/" + encodeURIComponent(game) + "/guess", { codes });
+      const rc = await api("POST", "/api/games/" + encodeURIComponent(game) + "/guess?wait=5s", { codes });
       showError("");
       showWallet(rc.receipt.balance);
       slots = []; drawSlots();
       $("score").textContent = "Scoring…";
-      let g;
-      for (let i = 0; i < 10; i++) {
+      let g = rc.guess;
+      for (let i = 0; i < 10 && (!g || g.status === "queued"); i++) {
         g = (await api("GET", "/api/guesses/" + encodeURIComponent(rc.receipt.guess) + "?wait=5s")).guess;
         if (g.status !== "queued") break;
       }
