@@ -93,11 +93,17 @@ func prefetch[T any](ctx context.Context, t *txn, m map[string]*T, table string,
 	if len(todo) == 0 {
 		return nil
 	}
-	vals, ok, err := t.tx.GetMany(ctx, table, todo...)
+	return getInto(ctx, t, m, table, todo)
+}
+
+// getInto reads keys of one table in one round trip and stores each
+// decoded record in m by key, nil for an absent one.
+func getInto[T any](ctx context.Context, t *txn, m map[string]*T, table string, keys []string) error {
+	vals, ok, err := t.tx.GetMany(ctx, table, keys...)
 	if err != nil {
 		return err
 	}
-	for i, k := range todo {
+	for i, k := range keys {
 		if !ok[i] {
 			m[k] = nil
 			continue
@@ -121,22 +127,7 @@ func peek[T any](ctx context.Context, e *Engine, table string, keys []string) (m
 	out := make(map[string]*T, len(keys))
 	for chunk := range slices.Chunk(keys, 500) {
 		err := e.update(ctx, func(ctx context.Context, t *txn) error {
-			vals, ok, err := t.tx.GetMany(ctx, table, chunk...)
-			if err != nil {
-				return err
-			}
-			for i, k := range chunk {
-				if !ok[i] {
-					out[k] = nil
-					continue
-				}
-				v := new(T)
-				if err := unmarshal(vals[i], v); err != nil {
-					return fmt.Errorf("%s %s: %w", table, k, err)
-				}
-				out[k] = v
-			}
-			return nil
+			return getInto(ctx, t, out, table, chunk)
 		})
 		if err != nil {
 			return nil, err
