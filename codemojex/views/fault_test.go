@@ -54,6 +54,10 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 		func() { require.NoError(t, srv.Pause()); time.Sleep(3 * time.Second); require.NoError(t, srv.Resume()) },
 	} {
 		fault()
+		// The room is written once the engine answers again: a write cut off
+		// by the 1 s call bound while the client reconnects would be
+		// ambiguous, and writing it twice would count two rooms.
+		require.Eventually(t, func() bool { _, err := client.EngineTime(ctx); return err == nil }, 30*time.Second, 50*time.Millisecond, "fault %d", i)
 		select {
 		case err := <-ran:
 			t.Fatalf("views stopped after fault %d: %v", i, err)
