@@ -107,18 +107,7 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		// the arbitrating script takes it from here, the key still free.
 		id = c.minter.NextID(BrandEvent)
 	}
-	mode := c.eclock.mode(s.key)
-	if mode == wire.ModeContended && opts.plain() {
-		got, done, err := s.contended(ctx, []ID{id}, []Fields{f})
-		if err != nil {
-			return ID{}, opError("append", s.key, err)
-		}
-		if done {
-			c.astats.records.Add(1)
-			return got[0], nil
-		}
-	}
-	ids, err := s.script(ctx, mode, []ID{id}, []Fields{f}, &opts)
+	ids, err := s.scripted(ctx, []ID{id}, []Fields{f}, &opts)
 	if err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
@@ -273,7 +262,7 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 		for j, i := range todo {
 			sub[j], subRecs[j] = ids[i], records[i]
 		}
-		got, err := s.scriptBatch(ctx, sub, subRecs, &opts)
+		got, err := s.scripted(ctx, sub, subRecs, &opts)
 		for j, i := range todo {
 			if err != nil {
 				errs[i] = err
@@ -308,10 +297,10 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	return ids, nil
 }
 
-// scriptBatch appends records through a script: the contended one when
-// the stream is hot and the append plain, else (or when it hands the
-// append back) the arbitrating one.
-func (s *Stream) scriptBatch(ctx context.Context, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
+// scripted appends records (one or a batch) through a script: the
+// contended one when the stream is hot and the append plain, else (or when
+// it hands the append back) the arbitrating one.
+func (s *Stream) scripted(ctx context.Context, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	mode := s.c.eclock.mode(s.key)
 	if mode == wire.ModeContended && opts.plain() {
 		got, done, err := s.contended(ctx, ids, records)
