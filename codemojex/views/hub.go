@@ -85,13 +85,12 @@ func (h *Hub) notify(n Notice) {
 	// A scored guess wakes who waits on it and who waits on its player (a
 	// submit that waits registers before its guess has an id); a settled
 	// game wakes who waits on the game (their queued guesses were void).
-	keys := [2]string{n.Event.Fields.Value("guess"), n.Event.Fields.Value("player")}
+	var keys [2]string
 	switch n.Stream {
-	case codemojex.StreamGameSettled:
-		keys = [2]string{n.Event.Fields.Value("game")}
 	case codemojex.StreamGuessScored:
-	default:
-		keys[1] = ""
+		keys = [2]string{n.Event.Fields.Value("guess"), n.Event.Fields.Value("player")}
+	case codemojex.StreamGameSettled:
+		keys[0] = n.Event.Fields.Value("game")
 	}
 	for _, key := range keys {
 		if key == "" {
