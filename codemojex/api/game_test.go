@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -171,14 +172,20 @@ func TestGuessWaitsForItsScore(t *testing.T) {
 	plays := [][]string{permute(s, 1, 0), permute(s, 2, 1, 0), permute(s, 5, 1, 2, 3, 4, 0)}
 	want := []int{560, 520, 400}
 	got := make([]answer, len(plays))
+	took := make([]time.Duration, len(plays))
 	var wg sync.WaitGroup
 	for i, codes := range plays {
 		wg.Go(func() {
+			start := time.Now()
 			h.call("POST", "/api/games/"+game+"/guess?wait=10s", alice.Token, map[string]any{"codes": codes}, 200, &got[i])
+			took[i] = time.Since(start)
 		})
 	}
 	wg.Wait()
 	for i, a := range got {
+		// Woken by the score, not by the end of the wait (which would
+		// answer the same guess, but only after the whole 10 s).
+		require.Less(t, took[i], 10*time.Second, "guess %d answered when its wait ran out", i)
 		require.Equal(t, "accepted", a.Status)
 		require.Equal(t, a.Receipt.Guess, a.Guess.Guess)
 		require.Equal(t, codemojex.GuessScored, a.Guess.Status)
