@@ -254,6 +254,15 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	if opts.plain() && c.eclock.fast(s.key, ids[len(ids)-1]) {
 		todo = s.pipeline(ctx, ids, records, errs)
 		if len(todo) > 0 {
+			// Usually another goroutine of this client minted after this
+			// batch and reached the engine first; the minter is past it
+			// already: mint the refused records again and send them once
+			// more, as Append does, before the script takes them.
+			c.astats.refused.Add(int64(len(todo)))
+			var err error
+			if todo, err = s.again(ctx, todo, ids, records, errs); err != nil {
+				return nil, opError("append batch", s.key, err)
+			}
 			c.astats.refused.Add(int64(len(todo)))
 		}
 	}
@@ -317,6 +326,33 @@ func allIndexes(n int) []int {
 		idx[i] = i
 	}
 	return idx
+}
+
+// again mints new ids for the records at todo and sends them as one more
+// pipeline of plain XADDs while the clock reading vouches for them; it
+// returns the indexes still refused (all of todo when it sent nothing).
+func (s *Stream) again(ctx context.Context, todo []int, ids []ID, records []Fields, errs []error) ([]int, error) {
+	sub, subRecs := make([]ID, len(todo)), make([]Fields, len(todo))
+	for j, i := range todo {
+		id, err := s.c.mint(BrandEvent)
+		if err != nil {
+			return nil, err
+		}
+		sub[j], subRecs[j] = id, records[i]
+	}
+	if !s.c.eclock.fast(s.key, sub[len(sub)-1]) {
+		return todo, nil
+	}
+	subErrs := make([]error, len(todo))
+	refused := s.pipeline(ctx, sub, subRecs, subErrs)
+	still := make([]int, 0, len(refused))
+	for _, j := range refused {
+		still = append(still, todo[j])
+	}
+	for j, i := range todo {
+		ids[i], errs[i] = sub[j], subErrs[j]
+	}
+	return still, nil
 }
 
 // pipeline sends the records as plain XADDs in one pipeline, records each

@@ -131,3 +131,9 @@ func crc16(s string) uint16 {
 	}
 	return crc
 }
+
+// EngineCellKey returns the queue's engine id cells, the hash "emq:{q}:ids":
+// the last ids the append scripts chose for the queue under the engine's
+// node (field "n" near the clock, "a" following a top ahead of it), so that
+// no id they choose repeats within the queue.
+func EngineCellKey(q string) string { return QueueKey(q, "ids") }

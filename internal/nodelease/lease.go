@@ -32,11 +32,12 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// MaxNode is the largest node id.
-const MaxNode = 1023
+// MaxNode is the largest node id a writer may lease: 1023 is the engine's
+// (the ids the append scripts choose), never leased.
+const MaxNode = 1022
 
-// ErrExhausted means every node id 0..1023 is leased by someone else.
-var ErrExhausted = errors.New("echomq: no free node id (all 1024 are leased)")
+// ErrExhausted means every node id 0..1022 is leased by someone else.
+var ErrExhausted = errors.New("echomq: no free node id (all 1023 writer node ids are leased)")
 
 // Lease is a held node id, kept while the process lives.
 type Lease struct {

@@ -29,6 +29,7 @@ const AppendBack = "back"
 const (
 	BackEmpty = "empty" // the stream holds no entry
 	BackSkew  = "skew"  // its top is more than the max skew ahead of the engine's clock
+	BackAhead = "ahead" // its top is ahead of the engine's clock (the append script follows it)
 	BackTail  = "tail"  // its last entry was deleted (XADD compares with the last generated id)
 )
 
@@ -42,20 +43,20 @@ type ContendedReply struct {
 }
 
 // StreamAppendContended appends records to stream under ids the engine
-// chooses above its top (the rule of the append script), with the receipt
-// field first; it hands the append back (AppendBack, nothing written) when
-// the stream is empty, its top lies more than maxSkewMs ahead of the
-// engine's clock, or its last entry was deleted.
-func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node int, maxSkewMs int64, records [][]string) (ContendedReply, error) {
+// chooses above its top from the queue's engine id cell (the rule of the
+// append script), with the receipt field first; it hands the append back
+// (AppendBack, nothing written) when the stream is empty, its top lies more
+// than maxSkewMs ahead of the engine's clock, or its last entry was deleted.
+func (w *Conn) StreamAppendContended(ctx context.Context, stream, cell string, maxSkewMs int64, records [][]string) (ContendedReply, error) {
 	if len(records) == 0 {
 		return ContendedReply{}, fmt.Errorf("echomq: contended append of no records")
 	}
-	n := 3
+	n := 2
 	for _, p := range records {
 		n += 1 + len(p)
 	}
 	args := make([]string, 0, n)
-	args = append(args, strconv.Itoa(node<<12), itoa(maxSkewMs))
+	args = append(args, itoa(maxSkewMs))
 	if len(records) == 1 {
 		// One record: its fields follow, no count (one argument and one
 		// number conversion fewer on the engine).
@@ -68,7 +69,7 @@ func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node in
 			args = append(args, p...)
 		}
 	}
-	arr, err := streamAppendContendedLua.s.Exec(ctx, w.c, []string{stream}, args).ToArray()
+	arr, err := streamAppendContendedLua.s.Exec(ctx, w.c, []string{stream, cell}, args).ToArray()
 	if err != nil {
 		return ContendedReply{}, convert(err)
 	}
