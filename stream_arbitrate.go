@@ -32,7 +32,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 		return nil, err
 	}
 	req := wire.AppendReq{
-		Key: s.key, Cell: keyspace.EngineCellKey(s.queue), Mode: mode, Node: node,
+		Key: s.key, Cell: keyspace.EngineCellKey(s.queue), Mode: mode, Node: node, OwnTop: c.eclock.ownTop(s.key),
 		MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(),
 		Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
 		EntryIDs: make([]string, len(ids)), Receipts: make([]string, len(ids)), Pairs: make([][]string, len(ids)),
@@ -64,7 +64,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 		}
 		got, err := parseReceipts(rep.Receipts, len(ids))
 		if err == nil {
-			c.pastEngine(got, rep.EngineUs)
+			c.pastEngine(s.key, got, rep.EngineUs)
 		}
 		return got, err
 	case wire.AppendDup:
@@ -111,7 +111,7 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 		pairs[i] = f
 	}
 	sent := c.eclock.since()
-	rep, err := c.conn.StreamAppendContended(ctx, s.key, keyspace.EngineCellKey(s.queue), c.cfg.MaxSkew.Milliseconds(), pairs)
+	rep, err := c.conn.StreamAppendContended(ctx, s.key, keyspace.EngineCellKey(s.queue), node, c.cfg.MaxSkew.Milliseconds(), pairs)
 	if err != nil {
 		return nil, true, err
 	}
@@ -134,14 +134,15 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 			replaced++
 		}
 	}
+	ownTop := c.eclock.ownTop(s.key)
 	c.astats.arbitrated.Add(replaced)
-	c.pastEngine(got, rep.EngineUs)
+	c.pastEngine(s.key, got, rep.EngineUs)
 	// Stay hot exactly when the append script would have said so: the
 	// first proposal was not one it keeps (within reach of the clock and
 	// above the top) and the top is another node's (the engine's counts).
 	first := ids[0].EntryID()
 	kept := int64(first.Ms) <= rep.EngineUs/1000+scriptLead.Milliseconds() && first.Compare(top) > 0
-	if !kept && min(top.Seq, MaxTail)>>seqBits != uint64(node) {
+	if !kept && min(top.Seq, MaxTail)>>seqBits != uint64(node) && rep.Top != ownTop && !rep.OwnTop {
 		c.eclock.markHot(s.key)
 		c.astats.contended.Add(1)
 	}
@@ -203,17 +204,19 @@ func parseReceipts(rs []string, n int) ([]ID, error) {
 	return ids, nil
 }
 
-// pastEngine moves the minter past the last of ids the engine chose (node
-// [EngineNode]) when it lies within reach of the engine's clock (engineUs),
-// so that this client's next ids go above it as plain XADDs instead of
-// being refused by it. A chosen id further ahead (it followed a top ahead
-// of the clock) leaves the minter alone: it must not drag this client's
-// other streams ahead of the clock.
-func (c *Client) pastEngine(ids []ID, engineUs int64) {
+// pastEngine notes the last of ids the engine chose (node [EngineNode]) on
+// key as this client's own (a top equal to it is no other writer's) and
+// moves the minter past it when it lies within reach of the engine's clock
+// (engineUs), so that this client's next ids go above it as plain XADDs
+// instead of being refused by it. A chosen id further ahead (it followed a
+// top ahead of the clock) leaves the minter alone: it must not drag this
+// client's other streams ahead of the clock.
+func (c *Client) pastEngine(key string, ids []ID, engineUs int64) {
 	for i := len(ids) - 1; i >= 0; i-- {
 		if ids[i].snow.Node() != EngineNode {
 			continue
 		}
+		c.eclock.noteOwn(key, ids[i])
 		if ids[i].snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
 			c.minter.AdvancePast(ids[i].snow)
 		}

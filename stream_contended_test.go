@@ -168,7 +168,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 			top := mk(engineMs(t, c)+tc.off, tc.nd, tc.seq)
 			putTop(t, c, key, top)
 			cell := engineCell(t, c, q)
-			rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), c.cfg.MaxSkew.Milliseconds(), contendedRecords(tc.n))
+			rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(tc.n))
 			require.NoError(t, err, tc.name)
 			if rep.Status == wire.AppendBack {
 				// Only a slow round trip of engineMs can leave the top
@@ -201,7 +201,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 		putTop(t, c, key, mk(now-1000, 900, 0))
 		for range 40 {
 			cell := engineCell(t, c, q)
-			rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
+			rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
 			require.NoError(t, err)
 			id, err := ParseEventID(rep.Receipts[0])
 			require.NoError(t, err)
@@ -226,7 +226,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 			lean, full := c.Stream(q, "lean"+strconv.Itoa(i)).Key(), c.Stream(q, "full"+strconv.Itoa(i)).Key()
 			putTop(t, c, lean, top)
 			putTop(t, c, full, top)
-			rep, err := c.conn.StreamAppendContended(context.Background(), lean, keyspace.EngineCellKey(q), c.cfg.MaxSkew.Milliseconds(), contendedRecords(3))
+			rep, err := c.conn.StreamAppendContended(context.Background(), lean, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(3))
 			require.NoError(t, err)
 			require.Equal(t, wire.AppendBack, rep.Status)
 			require.Equal(t, wire.BackAhead, rep.Why)
@@ -248,7 +248,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 		// the clock's millisecond.
 		key = c.Stream(q, "after-ahead").Key()
 		putTop(t, c, key, mk(engineMs(t, c)-10, 900, 0))
-		rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
+		rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
 		require.NoError(t, err)
 		require.Equal(t, wire.AppendOK, rep.Status)
 		id, err := ParseEventID(rep.Receipts[0])
@@ -269,7 +269,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		skew := c.cfg.MaxSkew.Milliseconds()
 		lean := func(key string) wire.ContendedReply {
 			t.Helper()
-			rep, err := c.conn.StreamAppendContended(bg, key, keyspace.EngineCellKey(q), skew, contendedRecords(1))
+			rep, err := c.conn.StreamAppendContended(bg, key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 			require.NoError(t, err)
 			return rep
 		}
@@ -365,7 +365,7 @@ func TestContendedScriptEdges(t *testing.T) {
 			top := EntryID{Ms: uint64(engineMs(t, c)), Seq: 700 << seqBits}
 			putTop(t, c, key, top)
 			cell := engineCell(t, c, q)
-			rep, err := c.conn.StreamAppendContended(bg, key, keyspace.EngineCellKey(q), skew, recs)
+			rep, err := c.conn.StreamAppendContended(bg, key, keyspace.EngineCellKey(q), 5, skew, recs)
 			require.NoError(t, err)
 			require.Equal(t, contendedWant(top, cell, rep.EngineUs/1000, len(recs)), rep.Receipts)
 			entries, err := c.conn.XRange(bg, key, "-", "+", 0, false)
@@ -380,7 +380,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		s = hot(c.Stream(q, "wrongtype"))
 		_, err = c.Do(bg, "SET", s.key, "x")
 		require.NoError(t, err)
-		_, err = c.conn.StreamAppendContended(bg, s.key, keyspace.EngineCellKey(q), skew, contendedRecords(1))
+		_, err = c.conn.StreamAppendContended(bg, s.key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 		require.ErrorIs(t, err, ErrWrongType)
 		_, err = s.Append(bg, F("k", "v"))
 		require.ErrorIs(t, err, ErrWrongType)

@@ -47,6 +47,41 @@ func TestOwnRacesStayPlain(t *testing.T) {
 	require.Len(t, evs, 64*300)
 }
 
+// TestOwnRacesStayPlainBatches: batches of 64 from 16 goroutines of one
+// client race each other as single appends do (a later batch minted after
+// this one may reach the engine first); the refused records are minted
+// again and sent plain once more, so the stream never turns contended and
+// the scripts stay rare.
+func TestOwnRacesStayPlainBatches(t *testing.T) {
+	t.Parallel()
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(3)})
+	s := c.Stream(echomqtest.Queue(t), "own-batches")
+	batch := make([]echomq.Fields, 64)
+	for i := range batch {
+		batch[i] = echomq.F("i", itoa(i))
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 40 {
+				if _, err := s.AppendBatch(ctx, batch); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := c.AppendStats()
+	require.EqualValues(t, 16*40*64, st.Records)
+	require.Zero(t, st.Contended, "own races sent the stream to the script: %+v", st)
+	require.Less(t, st.Scripts, int64(16*40)/4, "own races sent the batches to the script: %+v", st)
+	t.Logf("%+v: %.4f refused XADDs per entry", st, float64(st.Refused)/float64(st.Records))
+	evs, err := s.Read(ctx, echomq.All, nil)
+	require.NoError(t, err)
+	require.Len(t, evs, 16*40*64)
+}
+
 // TestForeignTopCountsContended: a top written by another node above this
 // writer's ids turns the stream contended once (AppendStats.Contended),
 // and the appends after it go to the script without a refused XADD first.

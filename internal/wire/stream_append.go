@@ -44,6 +44,7 @@ type AppendReq struct {
 	IdemKey   string // "" for none; on the stream's slot
 	Mode      byte   // ModeArbitrate, ModeContended or ModeExact
 	Node      int    // the writer's node id (a top of it is the writer's own)
+	OwnTop    string // the engine's last chosen id for this writer on Key, "" for none (also its own)
 	MaxSkewMs int64  // ids and tops further ahead of the engine clock are refused
 	LeadMs    int64  // ModeArbitrate: a proposal further ahead is replaced
 	Expect    string // "" no check, ExpectEmpty, or the entry id the last entry must have
@@ -80,13 +81,13 @@ func (w *Conn) StreamAppend(ctx context.Context, r *AppendReq) (AppendReply, err
 	if r.IdemKey != "" {
 		keys = append(keys, r.IdemKey)
 	}
-	n := 7
+	n := 8
 	for _, p := range r.Pairs {
 		n += 3 + len(p)
 	}
 	args := make([]string, 0, n)
 	args = append(args, string(r.Mode), strconv.Itoa(r.Node), itoa(r.MaxSkewMs), itoa(r.LeadMs),
-		r.Expect, itoa(max(r.WindowMs, 1)), strconv.Itoa(len(r.EntryIDs)))
+		r.Expect, itoa(max(r.WindowMs, 1)), strconv.Itoa(len(r.EntryIDs)), r.OwnTop)
 	for i := range r.EntryIDs {
 		args = append(args, r.EntryIDs[i], r.Receipts[i], strconv.Itoa(len(r.Pairs[i])))
 		args = append(args, r.Pairs[i]...)

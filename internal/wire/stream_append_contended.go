@@ -38,6 +38,7 @@ type ContendedReply struct {
 	Status   string   // AppendOK or AppendBack
 	EngineUs int64    // the engine's clock (TIME) in Unix microseconds
 	Top      string   // ok: the top entry id the ids were chosen above
+	OwnTop   bool     // ok: the top is the id the engine last chose for this writer's node
 	Why      string   // back: BackEmpty, BackSkew or BackTail
 	Receipts []string // ok: one per record
 }
@@ -47,16 +48,16 @@ type ContendedReply struct {
 // append script), with the receipt field first; it hands the append back
 // (AppendBack, nothing written) when the stream is empty, its top lies more
 // than maxSkewMs ahead of the engine's clock, or its last entry was deleted.
-func (w *Conn) StreamAppendContended(ctx context.Context, stream, cell string, maxSkewMs int64, records [][]string) (ContendedReply, error) {
+func (w *Conn) StreamAppendContended(ctx context.Context, stream, cell string, node int, maxSkewMs int64, records [][]string) (ContendedReply, error) {
 	if len(records) == 0 {
 		return ContendedReply{}, fmt.Errorf("echomq: contended append of no records")
 	}
-	n := 2
+	n := 3
 	for _, p := range records {
 		n += 1 + len(p)
 	}
 	args := make([]string, 0, n)
-	args = append(args, itoa(maxSkewMs))
+	args = append(args, strconv.Itoa(node), itoa(maxSkewMs))
 	if len(records) == 1 {
 		// One record: its fields follow, no count (one argument and one
 		// number conversion fewer on the engine).
@@ -92,11 +93,12 @@ func decodeAppendContended(arr []valkey.ValkeyMessage, n int) (ContendedReply, e
 	}
 	rep.EngineUs = sec*1_000_000 + usec
 	switch {
-	case rep.Status == AppendOK && len(arr) == 4+n:
+	case rep.Status == AppendOK && len(arr) == 5+n:
 		rep.Top = laneStr(arr[3])
+		rep.OwnTop = laneNum(arr[4]) == 1
 		rep.Receipts = make([]string, n)
 		for i := range rep.Receipts {
-			rep.Receipts[i] = laneStr(arr[4+i])
+			rep.Receipts[i] = laneStr(arr[5+i])
 		}
 	case rep.Status == AppendBack && len(arr) == 4:
 		rep.Why = laneStr(arr[3])

@@ -6,7 +6,9 @@
 -- top first instead of trying the proposal blind, 'i' the caller's id as
 -- given), node, max skew ms,
 -- lead ms, expected top ('' none, '-' empty, else an entry id), dedupe window
--- ms, record count, then per record: entry id, receipt, field count, fields.
+-- ms, record count, the writer's own last engine-chosen id on this stream
+-- ('' none: a top equal to it is the writer's own), then per record: entry
+-- id, receipt, field count, fields.
 --
 -- Replies (arrays): {'ok', sec, usec, refused, foreign, receipt...}, foreign
 -- 1 when a proposal fell at or below a top of another node (another writer
@@ -107,13 +109,21 @@ end
 -- with it every other stream of the queue, ahead of the clock.
 local ENGINE, HALF = 4190208, 2048 -- 1023 << 12, 4096 / 2
 local lead = tonumber(argv[4])
-local cells, dirty = {}, {}
+-- cells holds the hash's fields once read: n and a, and wn and wa, the node
+-- of the writer each region's last id was chosen for.
+local cells, dirty
+local function load()
+  if cells then return end
+  local r = call('HMGET', KEYS[2], 'n', 'a', 'wn', 'wa')
+  cells = {n = tonumber(r[1] or '0'), a = tonumber(r[2] or '0'), wn = r[3], wa = r[4]}
+  dirty = {}
+end
 local function choose()
+  load()
   local tail = math.min(ttail, TAILMAX)
   local tseq = tail >= ENGINE and tail - ENGINE or -1 -- the top's engine sequence
   -- A batch stays in the region its first chosen id took.
   if not (mine and region) then region = tms > now + lead and 'a' or 'n' end
-  if not cells[region] then cells[region] = tonumber(call('HGET', KEYS[2], region) or '0') end
   local c = math.max(cells[region] + 1, (math.max(now, tms) - EPOCH) * HALF)
   if region == 'n' then
     if tseq >= HALF then
@@ -129,6 +139,18 @@ local function choose()
   return (c - k) / HALF + EPOCH, ENGINE + (region == 'a' and HALF or 0) + k
 end
 
+-- engine_own reports whether the top is the id the engine last chose in its
+-- region for this writer (even by a call whose reply has not reached it).
+local function engine_own()
+  if ttail < ENGINE or ttail > TAILMAX then return false end
+  load()
+  local r = ttail - ENGINE >= HALF and 'a' or 'n'
+  if cells['w' .. r] ~= argv[2] then return false end
+  local c = cells[r]
+  local k = c % HALF
+  return tms == (c - k) / HALF + EPOCH and ttail == ENGINE + (r == 'a' and HALF or 0) + k
+end
+
 if KEYS[3] then
   local v = call('GET', KEYS[3])
   if v then return {'dup', sec, usec, v} end
@@ -141,14 +163,22 @@ if expect ~= '' then
   end
 end
 
--- foreign is 1 once a proposal fell at or below a top this call did not
--- write and not of the writer's node: then another writer is above this one
--- (a top of the writer's node is one of its own later appends; a top in the
--- engine's space may be anyone's, and counts as another writer's).
+-- foreign is 1 once a proposal fell at or below another writer's top (see
+-- other): then another writer is above this one (a top of the writer's node
+-- is one of its own later appends, and so is the engine's id last chosen for
+-- it; any other id of the engine's may be anyone's, and counts as another
+-- writer's).
 local out = {'ok', sec, usec, 0, 0}
 local refused, foreign = 0, 0
 local n = tonumber(argv[7])
-local a = 8
+local oms, otail = -1, -1
+if argv[8] ~= '' then oms, otail = split(argv[8]) end
+-- other reports whether the top is another writer's: not written by this
+-- call, not of the writer's node, not an engine's id chosen for it.
+local function other()
+  return not mine and floor(math.min(ttail, TAILMAX) / 4096) ~= node and not (tms == oms and ttail == otail) and not engine_own()
+end
+local a = 9
 for _ = 1, n do
   local eid, rc, nf = argv[a], argv[a + 1], tonumber(argv[a + 2])
   a = a + 3
@@ -167,7 +197,7 @@ for _ = 1, n do
       if mode == 'h' and not known then read_top() end
       if known and not (pms > tms or (pms == tms and ptail > ttail)) then
         refused = refused + 1
-        if not mine and floor(math.min(ttail, TAILMAX) / 4096) ~= node then foreign = 1 end
+        if other() then foreign = 1 end
       else
         local r = pcall('XADD', key, eid, 'id', rc, unpack(argv, a, a + nf - 1))
         if type(r) ~= 'table' or not r.err then
@@ -185,7 +215,7 @@ for _ = 1, n do
     if not ok then
       if not known then read_top() end
       for _ = 1, 2 do
-        if not mine and floor(math.min(ttail, TAILMAX) / 4096) ~= node then foreign = 1 end
+        if other() then foreign = 1 end
         if tms > door then return {'skew', sec, usec, 'top', tms} end
         -- The engine's next id above the top and not before the clock.
         local ms, tail = choose()
@@ -209,8 +239,10 @@ for _ = 1, n do
 end
 out[4] = refused
 out[5] = foreign
-for r in pairs(dirty) do
-  call('HSET', KEYS[2], r, string.format('%.0f', cells[r]))
+if dirty then
+  for r in pairs(dirty) do
+    call('HSET', KEYS[2], r, string.format('%.0f', cells[r]), 'w' .. r, argv[2])
+  end
 end
 if KEYS[3] then
   call('SET', KEYS[3], table.concat(out, '', 6), 'PX', argv[6])

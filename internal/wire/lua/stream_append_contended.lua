@@ -4,11 +4,13 @@
 -- it, one XADD per record. It writes nothing and hands the append back to
 -- stream_append for everything else.
 --
--- KEYS[1] the stream; KEYS[2] the queue's engine id cell (same slot). ARGV:
--- max skew ms, then '1' and the fields of one record, or 'n' and per record
--- its field count and fields.
+-- KEYS[1] the stream; KEYS[2] the queue's engine id cells (same slot). ARGV:
+-- the writer's node, max skew ms, then '1' and the fields of one record, or
+-- 'n' and per record its field count and fields.
 --
--- Replies (arrays): {'ok', sec, usec, top entry id, receipt...};
+-- Replies (arrays): {'ok', sec, usec, top entry id, own, receipt...}, own 1
+-- when the top is the id the engine last chose for this writer's node, else
+-- 0;
 -- {'back', sec, usec, why} when the stream is empty ('empty'), its top is
 -- more than max skew ahead of TIME ('skew') or more than 2 ms ('ahead'), or
 -- its last entry was deleted (XADD compares with the last generated id,
@@ -47,7 +49,7 @@ if not top then return {'back', sec, usec, 'empty'} end
 top = top[1]
 local dash = find(top, '-', 1, true)
 local ms, tail = tonumber(sub(top, 1, dash - 1)), tonumber(sub(top, dash + 1))
-if ms > now + tonumber(argv[1]) then return {'back', sec, usec, 'skew'} end
+if ms > now + tonumber(argv[2]) then return {'back', sec, usec, 'skew'} end
 if tail > TAILMAX then tail = TAILMAX end
 
 -- The engine's node and the near region of its sequences (see
@@ -56,7 +58,11 @@ if tail > TAILMAX then tail = TAILMAX end
 -- the ahead region).
 local ENGINE, HALF, LEAD = 4190208, 2048, 2
 if ms > now + LEAD then return {'back', sec, usec, 'ahead'} end
-local c = tonumber(call('HGET', KEYS[2], 'n') or '0') + 1
+local cell = call('HMGET', KEYS[2], 'n', 'wn')
+local c = tonumber(cell[1] or '0')
+local own = 0
+if cell[2] == argv[1] and tail == ENGINE + c % HALF and ms == (c - c % HALF) / HALF + EPOCH then own = 1 end
+c = c + 1
 local base = ((ms > now and ms or now) - EPOCH) * HALF
 if base > c then c = base end
 if tail >= ENGINE + HALF then
@@ -103,8 +109,8 @@ local function receipt(h, tl)
     l7 + (l7 < 10 and 48 or l7 < 36 and 55 or 61))
 end
 
-local out = {'ok', sec, usec, top}
-local one, a, last = argv[2] == '1', 3, #argv
+local out = {'ok', sec, usec, top, own}
+local one, a, last = argv[3] == '1', 4, #argv
 repeat
   local first, stop = a, last
   if not one then first, stop = a + 1, a + tonumber(argv[a]) end
@@ -115,13 +121,13 @@ repeat
   if type(x) == 'table' and x.err then
     -- Above the top read but not above the last generated id: the last
     -- entry was deleted. Only the first XADD can meet it (nothing written).
-    if a == 3 and find(x.err, NONMONO, 1, true) then return {'back', sec, usec, 'tail'} end
-    if a > 3 then call('HSET', KEYS[2], 'n', format('%.0f', c - 1)) end
+    if a == 4 and find(x.err, NONMONO, 1, true) then return {'back', sec, usec, 'tail'} end
+    if a > 4 then call('HSET', KEYS[2], 'n', format('%.0f', c - 1), 'wn', argv[1]) end
     return x
   end
   out[#out + 1] = rc
   a = stop + 1
   c = c + 1
 until a > last
-call('HSET', KEYS[2], 'n', format('%.0f', c - 1))
+call('HSET', KEYS[2], 'n', format('%.0f', c - 1), 'wn', argv[1])
 return out
