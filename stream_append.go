@@ -63,7 +63,7 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		return ID{}, opError("append", s.key, err)
 	}
 	c := s.c
-	id, err := c.mint(BrandEvent)
+	id, err := c.mint(ctx, s.queue, BrandEvent)
 	if err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
@@ -74,7 +74,7 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 			// first (goroutines mint and send in different orders), and the
 			// minter is already past it: try once more.
 			c.astats.refused.Add(1)
-			next, merr := c.mint(BrandEvent)
+			next, merr := c.mint(ctx, s.queue, BrandEvent)
 			if merr != nil {
 				return ID{}, opError("append", s.key, merr)
 			}
@@ -105,7 +105,9 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		}
 		// Above us already (usually one of this client's own appends):
 		// the arbitrating script takes it from here, the key still free.
-		id = c.minter.NextID(BrandEvent)
+		if id, err = c.mint(ctx, s.queue, BrandEvent); err != nil {
+			return ID{}, opError("append", s.key, err)
+		}
 	}
 	ids, err := s.scripted(ctx, []ID{id}, []Fields{f}, &opts)
 	if err != nil {
@@ -245,7 +247,7 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	ids := make([]ID, len(records))
 	for i := range ids {
 		var err error
-		if ids[i], err = c.mint(BrandEvent); err != nil {
+		if ids[i], err = c.mint(ctx, s.queue, BrandEvent); err != nil {
 			return nil, opError("append batch", s.key, err)
 		}
 	}
@@ -334,7 +336,7 @@ func allIndexes(n int) []int {
 func (s *Stream) again(ctx context.Context, todo []int, ids []ID, records []Fields, errs []error) ([]int, error) {
 	sub, subRecs := make([]ID, len(todo)), make([]Fields, len(todo))
 	for j, i := range todo {
-		id, err := s.c.mint(BrandEvent)
+		id, err := s.c.mint(ctx, s.queue, BrandEvent)
 		if err != nil {
 			return nil, err
 		}

@@ -27,7 +27,7 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 // append, whose wait must cover a repeat's first append too (durableFence).
 func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
-	node, err := c.mintNode()
+	node, err := c.mintNode(ctx, s.queue)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 		}
 		got, err := parseReceipts(rep.Receipts, len(ids))
 		if err == nil {
-			c.pastEngine(s.key, got, rep.EngineUs)
+			c.pastEngine(ctx, s.queue, s.key, got, rep.EngineUs)
 		}
 		return got, err
 	case wire.AppendDup:
@@ -102,7 +102,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 // entry); the caller then runs [Stream.script], which answers each of them.
 func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]ID, bool, error) {
 	c := s.c
-	node, err := c.mintNode()
+	node, err := c.mintNode(ctx, s.queue)
 	if err != nil {
 		return nil, true, err
 	}
@@ -136,7 +136,7 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 	}
 	ownTop := c.eclock.ownTop(s.key)
 	c.astats.arbitrated.Add(replaced)
-	c.pastEngine(s.key, got, rep.EngineUs)
+	c.pastEngine(ctx, s.queue, s.key, got, rep.EngineUs)
 	// Stay hot exactly when the append script would have said so: the
 	// first proposal was not one it keeps (within reach of the clock and
 	// above the top) and the top is another node's (the engine's counts).
@@ -211,14 +211,16 @@ func parseReceipts(rs []string, n int) ([]ID, error) {
 // instead of being refused by it. A chosen id further ahead (it followed a
 // top ahead of the clock) leaves the minter alone: it must not drag this
 // client's other streams ahead of the clock.
-func (c *Client) pastEngine(key string, ids []ID, engineUs int64) {
+func (c *Client) pastEngine(ctx context.Context, queue, key string, ids []ID, engineUs int64) {
 	for i := len(ids) - 1; i >= 0; i-- {
 		if ids[i].snow.Node() != EngineNode {
 			continue
 		}
 		c.eclock.noteOwn(key, ids[i])
 		if ids[i].snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
-			c.minter.AdvancePast(ids[i].snow)
+			if m, err := c.minterOf(ctx, queue); err == nil {
+				m.AdvancePast(ids[i].snow)
+			}
 		}
 		return
 	}
@@ -230,8 +232,8 @@ func (c *Client) pastEngine(key string, ids []ID, engineUs int64) {
 // top (see [Client.above]) and write again with a new id, up to
 // Config.AppendRetries times ([ErrContention] after). It refuses to follow
 // a top more than MaxSkew ahead ([*SkewError]).
-func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) error) (ID, error) {
-	id, err := c.mint(BrandEvent)
+func (c *Client) retryAbove(ctx context.Context, queue, key string, write func(ID) error) (ID, error) {
+	id, err := c.mint(ctx, queue, BrandEvent)
 	if err != nil {
 		return ID{}, err
 	}
@@ -246,12 +248,12 @@ func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) erro
 		if attempt == 0 {
 			// Usually one of this client's own later ids reached the engine
 			// first; the minter is already past it.
-			if id, err = c.mint(BrandEvent); err != nil {
+			if id, err = c.mint(ctx, queue, BrandEvent); err != nil {
 				return ID{}, err
 			}
 			continue
 		}
-		if id, err = c.nextAbove(ctx, key); err != nil {
+		if id, err = c.nextAbove(ctx, queue, key); err != nil {
 			return ID{}, err
 		}
 	}
@@ -259,12 +261,12 @@ func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) erro
 
 // nextAbove returns the minter's next id above key's last generated id
 // (XADD compares with it, even after the top entry was deleted).
-func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
+func (c *Client) nextAbove(ctx context.Context, queue, key string) (ID, error) {
 	info, ok, err := c.conn.XInfoStream(ctx, key)
 	if err != nil {
 		return ID{}, err
 	}
-	id, err := c.mint(BrandEvent)
+	id, err := c.mint(ctx, queue, BrandEvent)
 	if err != nil || !ok {
 		return id, err
 	}
@@ -272,7 +274,7 @@ func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	return c.above(ctx, top, id)
+	return c.above(ctx, queue, top, id)
 }
 
 // above returns id when it lies above top, else a new id of the minter
@@ -282,7 +284,7 @@ func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
 // is a [*SkewError]; a top within it but ahead of the clock moves the
 // minter there too (its next plain appends then take the script until the
 // clock catches up).
-func (c *Client) above(ctx context.Context, top EntryID, id ID) (ID, error) {
+func (c *Client) above(ctx context.Context, queue string, top EntryID, id ID) (ID, error) {
 	if top.Compare(id.EntryID()) < 0 {
 		return id, nil
 	}
@@ -301,6 +303,10 @@ func (c *Client) above(ctx context.Context, top EntryID, id ID) (ID, error) {
 	if !ok {
 		return ID{}, &IDError{Input: top.String(), Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}
 	}
-	c.minter.AdvancePast(snow)
-	return c.mint(BrandEvent)
+	m, err := c.minterOf(ctx, queue)
+	if err != nil {
+		return ID{}, err
+	}
+	m.AdvancePast(snow)
+	return c.mint(ctx, queue, BrandEvent)
 }

@@ -17,6 +17,7 @@ var (
 	ErrGroupNotFound = errors.New("echomq: consumer group not found")
 	ErrNoScript      = errors.New("echomq: script not loaded")
 	ErrClosed        = errors.New("echomq: client closed")
+	ErrPermission    = errors.New("echomq: permission denied")
 )
 
 // nonMonotonicMsg is the exact server text for an XADD id at or below the
@@ -45,6 +46,8 @@ func (e *ServerError) Is(target error) bool {
 		return e.Prefix == "NOGROUP"
 	case ErrNoScript:
 		return e.Prefix == "NOSCRIPT"
+	case ErrPermission:
+		return e.Prefix == "NOPERM"
 	case ErrUnavailable:
 		return transientPrefix(e.Prefix)
 	}
