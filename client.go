@@ -29,8 +29,8 @@ type Client struct {
 	fixed  *queueMint
 	mints  sync.Map
 	mintMu sync.Mutex
-	astats   appendCounters
-	hooks    hookSet
+	astats appendCounters
+	hooks  hookSet
 
 	closeOnce sync.Once
 	closed    chan struct{}
