@@ -71,7 +71,7 @@ var (
 	// ErrPermission: the engine's ACL refused a command or a key to the
 	// connection's user (a NOPERM reply, whose text, in the error, names
 	// the command or key). A user confined to its queues' keys
-	// (docs/operations.md, "Tenants") meets it for another queue's keys.
+	// (docs/tenants.md) meets it for another queue's keys.
 	ErrPermission = wire.ErrPermission
 	// ErrNoFreeNode: every writer node id (0..1022) of the queue is leased
 	// by another client, so this one cannot mint for the queue; node ids

@@ -19,7 +19,7 @@ import (
 	"github.com/echomq/echomq/retention"
 )
 
-// tenantACL is the least-privilege rule of docs/operations.md ("Tenants"):
+// tenantACL is the least-privilege rule of docs/tenants.md:
 // user may reach the keys and channels of queue and nothing else; every
 // command but the dangerous ones (INFO added back: Connect reads it).
 func tenantACL(user, pass, queue string) []string {
