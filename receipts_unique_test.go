@@ -378,3 +378,89 @@ func assertNoError(t *testing.T, err error) bool {
 	}
 	return true
 }
+
+// TestOriginalWriterInterop: a writer as the original EchoMQ is (its own
+// minter under a configured node id whose lease key is held for it, its
+// clock 4 ms ahead, a plain XADD of its id and never a retry) appends to a
+// stream of its own and to one it shares with two Go clients, which also
+// append to a shared stream of their own. No receipt the original got and
+// none a Go client got is handed out twice; the original's refused appends
+// (a Go writer was above it) wrote nothing; every stream is in id order.
+func TestOriginalWriterInterop(t *testing.T) {
+	t.Parallel()
+	srv := echomqtest.Start(t)
+	q := echomqtest.Queue(t)
+	const origNode = 700
+	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(1)})
+	_, err := admin.Do(ctx, "SET", fmt.Sprintf("emq:{%s}:node:%d", q, origNode), "elixir") // docs/keyspace.md, interop
+	require.NoError(t, err)
+	orig, err := echomq.NewMinter(origNode, func() time.Time { return time.Now().Add(4 * time.Millisecond) })
+	require.NoError(t, err)
+
+	var mu sync.Mutex
+	var receipts []echomq.ID
+	keep := func(ids ...echomq.ID) {
+		mu.Lock()
+		receipts = append(receipts, ids...)
+		mu.Unlock()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	var wg sync.WaitGroup
+	var origOK, origRefused int
+	wg.Go(func() {
+		for n := 0; time.Now().Before(deadline); n++ {
+			name := "orig-own"
+			if n%2 == 1 {
+				name = "mixed"
+			}
+			id := orig.NextID(echomq.BrandEvent)
+			_, err := admin.Do(ctx, "XADD", admin.Stream(q, name).Key(), id.EntryID().String(), "id", id.String(), "writer", "orig")
+			switch {
+			case err == nil:
+				origOK++
+				keep(id)
+			case errors.Is(err, echomq.ErrNonMonotonic):
+				origRefused++
+			default:
+				t.Errorf("original writer: %v", err)
+				return
+			}
+		}
+	})
+	for range 2 {
+		c := connect(t, echomq.Config{URL: srv.URL()})
+		for g := range 8 {
+			wg.Go(func() {
+				for n := g; time.Now().Before(deadline); n++ {
+					s := c.Stream(q, []string{"mixed", "go-shared"}[n%2])
+					id, err := s.Append(ctx, echomq.F("writer", "go"))
+					if !assertNoError(t, err) {
+						return
+					}
+					if id.Snowflake().Node() == origNode {
+						t.Errorf("a Go writer minted under the original's node: %s", id)
+						return
+					}
+					keep(id)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	checkUniqueReceipts(t, receipts)
+	var stored int
+	for _, name := range []string{"orig-own", "mixed", "go-shared"} {
+		evs, err := admin.Stream(q, name).Read(ctx, echomq.All, nil)
+		require.NoError(t, err)
+		for i, ev := range evs {
+			require.Equal(t, ev.ID.EntryID(), ev.Entry, "%s: the receipt is the entry id's EVT id", name)
+			if i > 0 {
+				require.Equal(t, 1, ev.ID.Compare(evs[i-1].ID), "%s: stream order is id order", name)
+			}
+		}
+		stored += len(evs)
+	}
+	require.Equal(t, len(receipts), stored, "every receipt stored, the refused appends wrote nothing")
+	require.Positive(t, origOK)
+	t.Logf("original: %d appended, %d refused (a Go writer above it on the mixed stream); %d receipts in all, none twice", origOK, origRefused, len(receipts))
+}
