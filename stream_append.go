@@ -12,13 +12,16 @@ import (
 // receipt. The entry is XADD <key> <entry id of the receipt> id <receipt>
 // <fields…>, the id field first, then the payload in the caller's order.
 //
-// Several writers (up to 1024 nodes) may append to one stream, and the
+// Several writers (up to 1023 nodes) may append to one stream, and the
 // receipts keep the time law: stream order is id order, and no receipt's
 // mint instant is more than a few milliseconds ahead of the engine's clock.
-// An id minted here goes as a plain XADD while the client's reading of the
-// engine's clock vouches for it; when another writer got above it, or the
-// local clock disagrees with the engine's, the append script on the
-// engine chooses the id (see docs/keyspace.md, "Ids under many writers").
+// An id minted here (under the node id the client holds in the queue,
+// leased on the queue's first append) goes as a plain XADD while the
+// client's reading of the engine's clock vouches for it; when another
+// writer got above it, or the local clock disagrees with the engine's, the
+// append script on the engine chooses the id under [EngineNode] (see
+// docs/keyspace.md, "Ids under many writers"). Either way the receipt is
+// never handed out twice within the queue.
 //
 // Errors: [*NameError] for a bad name and [*FieldError] for a bad payload
 // (both before any I/O, nothing written); [*SkewError] when the stream's

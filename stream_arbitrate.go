@@ -16,8 +16,9 @@ import (
 const scriptLead = fastLead
 
 // script appends records through the append script, which keeps each
-// proposed id the engine accepts and otherwise chooses one (see
-// [aboveTop]), checks the idempotency key and the expected top, and writes
+// proposed id the engine accepts and otherwise chooses the engine's next id
+// ([EngineNode], from the queue's engine id cells; docs/keyspace.md),
+// checks the idempotency key and the expected top, and writes
 // the receipt field itself; all in one atomic step on the stream's slot.
 func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	return s.scriptOn(ctx, s.c.conn, false, mode, ids, records, opts)

@@ -70,15 +70,28 @@ per_call() {
 payload=(room lobby-7 player PLR0KHTOWnGLuC points 120)
 per_call "XADD * (6 payload fields)" '' XADD st '*' "${payload[@]}"
 per_call "EVALSHA of 'return 1'" "$dir/empty.lua" 1 st
-per_call "stream_append, contended (mode h)" "$(lua internal/wire/lua/stream_append.lua)" \
-	1 st h 900 5000 5 '' 600000 1 1704067200000-0 EVT00000000000 6 "${payload[@]}"
+# The scripts take the queue's engine id cells as KEYS[2] since receipts are
+# unique (a REF before that takes the older layout).
+append=$(lua internal/wire/lua/stream_append.lua)
+if grep -q "engine id cell" "$append"; then
+	per_call "stream_append, contended (mode h)" "$append" \
+		2 st ids h 900 5000 5 '' 600000 1 '' 1704067200000-0 EVT00000000000 6 "${payload[@]}"
+else
+	per_call "stream_append, contended (mode h)" "$append" \
+		1 st h 900 5000 5 '' 600000 1 1704067200000-0 EVT00000000000 6 "${payload[@]}"
+fi
 # The lean contended append (above a top entry written once before the run;
 # skipped at a REF without the script).
 contended=internal/wire/lua/stream_append_contended.lua
 if [ -z "${REF:-}" ] || git cat-file -e "$REF:$contended" 2>/dev/null; then
 	PRE=(XADD st 1704067200000-0 id EVT00000000000)
-	per_call "stream_append_contended (plain, hot)" "$(lua "$contended")" \
-		1 st $((900 << 12)) 5000 1 "${payload[@]}"
+	if grep -q "engine id cell" "$(lua "$contended")"; then
+		per_call "stream_append_contended (plain, hot)" "$(lua "$contended")" \
+			2 st ids 900 5000 1 "${payload[@]}"
+	else
+		per_call "stream_append_contended (plain, hot)" "$(lua "$contended")" \
+			1 st $((900 << 12)) 5000 1 "${payload[@]}"
+	fi
 	PRE=()
 fi
 per_call "stream_append_keyed, fresh key" "$(lua internal/wire/lua/stream_append_keyed.lua)" \
