@@ -36,20 +36,40 @@ func TestEngineFromEnv(t *testing.T) {
 	}
 }
 
-// The server Start spawns is the engine EMQ_ENGINE selects: Valkey says so
-// in INFO server (server_name), Redis 7 has no such field.
+// The server Start spawns is the engine EMQ_ENGINE selects (INFO server
+// says which).
 func TestStartRunsSelectedEngine(t *testing.T) {
 	t.Parallel()
 	e, err := TestEngine()
 	require.NoError(t, err)
 	s := Start(t)
-	info, err := respString(s.Addr(), testTimeout, "INFO", "server")
+	v, err := s.Version()
 	require.NoError(t, err)
-	fields := parseInfo(info)
-	if e == EngineValkey {
-		require.Equal(t, "valkey", fields["server_name"], info)
-		require.NotEmpty(t, fields["valkey_version"], info)
-	} else {
-		require.Empty(t, fields["valkey_version"], info)
+	require.Equal(t, e, v.Engine, v.String())
+	require.True(t, v.AtLeast(7, 0), "the suite needs Redis 7.0 or Valkey: %s", v)
+}
+
+func TestParseVersion(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		info map[string]string
+		want Version
+	}{
+		{map[string]string{"redis_version": "7.0.15"}, Version{EngineRedis, 7, 0, 15}},
+		{map[string]string{"redis_version": "7.2.4", "server_name": "valkey", "valkey_version": "8.0.1"}, Version{EngineValkey, 8, 0, 1}},
+	} {
+		got, err := parseVersion(c.info)
+		require.NoError(t, err)
+		require.Equal(t, c.want, got)
 	}
+	for _, bad := range []map[string]string{{}, {"redis_version": "7.0"}, {"redis_version": "7.x.1"}, {"server_name": "valkey", "redis_version": "7.2.4"}} {
+		_, err := parseVersion(bad)
+		require.Error(t, err, "%v", bad)
+	}
+	v := Version{EngineRedis, 7, 2, 0}
+	require.True(t, v.AtLeast(7, 2))
+	require.True(t, v.AtLeast(6, 9))
+	require.False(t, v.AtLeast(7, 3))
+	require.False(t, v.AtLeast(8, 0))
+	require.Equal(t, "redis 7.2.0", v.String())
 }
