@@ -31,7 +31,10 @@
 // replica each, for failovers ([Cluster.Failover], [Cluster.WaitPromoted]).
 // A [Proxy] between a client and a server injects network faults and counts
 // the client's attempts ([Proxy.Counts]); [Logs] records what a component
-// logged. All helpers are safe to call from parallel tests.
+// logged. [Server.Version] says which engine and release a server runs, for
+// the few tests whose expectations depend on an engine feature
+// ([Version.RedisAtLeast]). All helpers are safe to call from parallel
+// tests.
 //
 // Environment variables:
 //

@@ -55,21 +55,26 @@ func TestParseVersion(t *testing.T) {
 		info map[string]string
 		want Version
 	}{
-		{map[string]string{"redis_version": "7.0.15"}, Version{EngineRedis, 7, 0, 15}},
-		{map[string]string{"redis_version": "7.2.4", "server_name": "valkey", "valkey_version": "8.0.1"}, Version{EngineValkey, 8, 0, 1}},
+		{map[string]string{"redis_version": "7.0.15"}, Version{EngineRedis, 7, 0, 15, 7, 0}},
+		{map[string]string{"redis_version": "7.2.4", "server_name": "valkey", "valkey_version": "8.0.1"}, Version{EngineValkey, 8, 0, 1, 7, 2}},
 	} {
 		got, err := parseVersion(c.info)
 		require.NoError(t, err)
 		require.Equal(t, c.want, got)
 	}
-	for _, bad := range []map[string]string{{}, {"redis_version": "7.0"}, {"redis_version": "7.x.1"}, {"server_name": "valkey", "redis_version": "7.2.4"}} {
+	for _, bad := range []map[string]string{{}, {"redis_version": "7.0"}, {"redis_version": "7.x.1"}, {"server_name": "valkey", "redis_version": "7.2.4"}, {"valkey_version": "8.0.1"}} {
 		_, err := parseVersion(bad)
 		require.Error(t, err, "%v", bad)
 	}
-	v := Version{EngineRedis, 7, 2, 0}
+	v := Version{EngineRedis, 7, 2, 0, 7, 2}
 	require.True(t, v.AtLeast(7, 2))
 	require.True(t, v.AtLeast(6, 9))
 	require.False(t, v.AtLeast(7, 3))
 	require.False(t, v.AtLeast(8, 0))
 	require.Equal(t, "redis 7.2.0", v.String())
+	vk := Version{EngineValkey, 8, 0, 1, 7, 2}
+	require.True(t, vk.AtLeast(8, 0))
+	require.True(t, vk.RedisAtLeast(7, 2), "Valkey 8 has what Redis 7.2 has")
+	require.False(t, vk.RedisAtLeast(7, 4))
+	require.False(t, Version{EngineRedis, 7, 0, 15, 7, 0}.RedisAtLeast(7, 2))
 }

@@ -21,11 +21,14 @@ func (s *Server) Info(section string) (map[string]string, error) {
 }
 
 // Version is the engine a server runs and its release, as INFO server
-// reports them (Valkey also reports the Redis release it is compatible
-// with; Version holds Valkey's own).
+// reports them.
 type Version struct {
 	Engine              Engine
-	Major, Minor, Patch int
+	Major, Minor, Patch int // the engine's own release (Valkey's for Valkey)
+	// RedisMajor and RedisMinor are the Redis release whose commands and
+	// replies the engine has: Redis's own; for Valkey, the Redis release it
+	// reports in redis_version (7.2 for Valkey 7 and 8).
+	RedisMajor, RedisMinor int
 }
 
 // String returns e.g. "valkey 8.0.1".
@@ -37,6 +40,13 @@ func (v Version) String() string {
 // engine: compare Engine first when the answer differs between engines).
 func (v Version) AtLeast(major, minor int) bool {
 	return v.Major > major || v.Major == major && v.Minor >= minor
+}
+
+// RedisAtLeast reports whether the engine has what Redis major.minor has:
+// the check for a feature both engines share, such as WAITAOF or XINFO
+// CONSUMERS' inactive time (Redis 7.2, every Valkey).
+func (v Version) RedisAtLeast(major, minor int) bool {
+	return v.RedisMajor > major || v.RedisMajor == major && v.RedisMinor >= minor
 }
 
 // Version asks the server which engine and release it runs. It is for tests
@@ -57,15 +67,32 @@ func parseVersion(info map[string]string) (Version, error) {
 	if vk := info["valkey_version"]; vk != "" || info["server_name"] == "valkey" {
 		v.Engine, release = EngineValkey, vk
 	}
-	parts := strings.SplitN(release, ".", 3)
-	nums := make([]int, 3)
+	own, err := parseRelease(release)
+	if err != nil {
+		return Version{}, fmt.Errorf("echomqtest: INFO server: %s release: %w", v.Engine, err)
+	}
+	redis, err := parseRelease(info["redis_version"])
+	if err != nil {
+		return Version{}, fmt.Errorf("echomqtest: INFO server: redis_version: %w", err)
+	}
+	v.Major, v.Minor, v.Patch = own[0], own[1], own[2]
+	v.RedisMajor, v.RedisMinor = redis[0], redis[1]
+	return v, nil
+}
+
+// parseRelease parses "MAJOR.MINOR.PATCH".
+func parseRelease(s string) ([3]int, error) {
+	var nums [3]int
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return nums, fmt.Errorf("%q is not MAJOR.MINOR.PATCH", s)
+	}
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
-		if err != nil || len(parts) != 3 {
-			return Version{}, fmt.Errorf("echomqtest: INFO server: release %q of %s is not MAJOR.MINOR.PATCH", release, v.Engine)
+		if err != nil || n < 0 {
+			return nums, fmt.Errorf("%q is not MAJOR.MINOR.PATCH", s)
 		}
 		nums[i] = n
 	}
-	v.Major, v.Minor, v.Patch = nums[0], nums[1], nums[2]
-	return v, nil
+	return nums, nil
 }

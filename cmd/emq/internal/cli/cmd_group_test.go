@@ -31,14 +31,14 @@ var (
 const inactiveCell = "INACTIVE?"
 
 // reportsInactive says whether the test's engine reports a consumer's
-// inactive time in XINFO CONSUMERS (added in Redis 7.2; Valkey forked
-// from 7.2).
+// inactive time in XINFO CONSUMERS (added in Redis 7.2; every Valkey has
+// it).
 func (b *bundle) reportsInactive() bool {
 	b.t.Helper()
 	if b.inactive == nil {
 		v, err := echomqtest.Shared(b.t).Version()
 		require.NoError(b.t, err)
-		known := v.Engine == echomqtest.EngineValkey || v.AtLeast(7, 2)
+		known := v.RedisAtLeast(7, 2)
 		b.inactive = &known
 	}
 	return *b.inactive
