@@ -7,9 +7,9 @@
 #
 # Integration tests start their own redis-server processes on free loopback
 # ports (see ./echomqtest); they never touch a redis on 6379. `make test`
-# runs them on Redis 7.0 (Debian's redis-server), then the integration
-# packages again on Valkey 8.0 (EMQ_ENGINE=valkey: Debian's valkey-server
-# from the release's backports suite).
+# runs every module's tests on Redis 7.0 (Debian's redis-server), then again
+# on Valkey 8.0 (EMQ_ENGINE=valkey: Debian's valkey-server from the
+# release's backports suite).
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -20,10 +20,9 @@ PKGS     ?= github.com/echomq/echomq/...
 MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
-# The packages the Valkey pass of `make test` runs again: every module's
-# integration tests except the codemojex game's (its engine use is the
-# library's, tested here; its browser tests are the slowest of the suite).
-VALKEY_PKGS ?= $(filter-out github.com/echomq/echomq/codemojex/%,$(shell $(GO) list $(PKGS) 2>/dev/null))
+# The packages the Valkey pass of `make test` runs again: all of them (the
+# packages that never start an engine cost a second or two).
+VALKEY_PKGS ?= $(PKGS)
 
 # apt-get, as root or through sudo, for what the suite needs from Debian.
 APT = $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
@@ -68,14 +67,14 @@ versitygw: ## Ensure versitygw (the S3-compatible server the archive/s3store tes
 	@command -v versitygw >/dev/null 2>&1 || test -x "$$($(GO) env GOPATH)/bin/versitygw" || $(GO) install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
 .PHONY: test
-test: deps ## Run every module's tests with the race detector on Redis 7.0, then the integration packages on Valkey 8.0.
+test: deps ## Run every module's tests with the race detector on Redis 7.0, then again on Valkey 8.0.
 	$(GO) test -race -count=1 $(PKGS)
 	@# Watermill's suite races in its own engine-restart scenario, so that one runs without -race.
 	$(GO) test -count=1 -run 'TestPubSub' github.com/echomq/echomq/watermill
 	@$(MAKE) --no-print-directory test/valkey-pass
 
 .PHONY: test/valkey
-test/valkey: valkey-server test/valkey-pass ## Run the integration packages (VALKEY_PKGS) on Valkey 8.0 only.
+test/valkey: valkey-server test/valkey-pass ## Run every module's tests (VALKEY_PKGS) on Valkey 8.0 only.
 
 # test/valkey-pass is the Valkey half of test (deps already ran): it skips,
 # saying so, where valkey-server is missing and CI is not set.
