@@ -50,8 +50,8 @@ type Cluster struct {
 // skipped, or failed when CI=true.
 func StartCluster(tb testing.TB) *Cluster {
 	tb.Helper()
-	bin := mustServer(tb)
-	cli := mustCLI(tb)
+	bin := mustBinary(tb, serverBinary)
+	cli := mustBinary(tb, cliBinary)
 	root := tb.TempDir()
 
 	c := &Cluster{}

@@ -81,20 +81,11 @@ func cliBinary() (string, error) {
 	return lookBinary(e.cli(), cliEnv, e.install())
 }
 
-// mustServer is serverBinary reporting failures via skipOrFatal.
-func mustServer(tb testing.TB) string {
+// mustBinary runs find (serverBinary or cliBinary), reporting failures via
+// skipOrFatal.
+func mustBinary(tb testing.TB, find func() (string, error)) string {
 	tb.Helper()
-	p, err := serverBinary()
-	if err != nil {
-		skipOrFatal(tb, err)
-	}
-	return p
-}
-
-// mustCLI is cliBinary reporting failures via skipOrFatal.
-func mustCLI(tb testing.TB) string {
-	tb.Helper()
-	p, err := cliBinary()
+	p, err := find()
 	if err != nil {
 		skipOrFatal(tb, err)
 	}

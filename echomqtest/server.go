@@ -227,7 +227,7 @@ func startServer(bin, dir string, bus bool, extra []string) (*Server, error) {
 // CI=true. Start is safe to call from parallel tests.
 func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
-	bin := mustServer(tb)
+	bin := mustBinary(tb, serverBinary)
 	s, err := startServer(bin, tb.TempDir(), false, args)
 	if err != nil {
 		tb.Fatal(err)
