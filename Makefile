@@ -6,7 +6,10 @@
 # github.com/echomq/echomq/... matches the packages of all of them.
 #
 # Integration tests start their own redis-server processes on free loopback
-# ports (see ./echomqtest); they never touch a redis on 6379.
+# ports (see ./echomqtest); they never touch a redis on 6379. `make test`
+# runs every module's tests on Redis 7.0 (Debian's redis-server), then again
+# on Valkey 8.0 (EMQ_ENGINE=valkey: Debian's valkey-server from the
+# release's backports suite).
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -17,6 +20,9 @@ PKGS     ?= github.com/echomq/echomq/...
 MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
+# The packages the Valkey pass of `make test` runs again: all of them (the
+# packages that never start an engine cost a second or two).
+VALKEY_PKGS ?= $(PKGS)
 
 # apt-get, as root or through sudo, for what the suite needs from Debian.
 APT = $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
@@ -26,7 +32,7 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*?## "} /^[a-zA-Z0-9_\/-]+:.*?## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: deps
-deps: redis-server cc chromium versitygw ## Install everything the whole suite needs, or say what is skipped and why.
+deps: redis-server valkey-server cc chromium versitygw ## Install everything the whole suite needs, or say what is skipped and why.
 
 .PHONY: redis-server
 redis-server: ## Ensure redis-server and redis-cli are installed (the engine every integration test starts).
@@ -34,6 +40,15 @@ redis-server: ## Ensure redis-server and redis-cli are installed (the engine eve
 		$(APT) update && $(APT) install -y --no-install-recommends redis-server redis-tools; \
 	fi
 	@redis-server --version
+
+.PHONY: valkey-server
+valkey-server: ## Ensure valkey-server and valkey-cli (Valkey 8, from this Debian release's backports): the suite's second engine.
+	@scripts/valkey-deps.sh || { \
+		echo "make: ************************************************************************" >&2; \
+		echo "make: Valkey 8 could not be installed: the Valkey pass of make test cannot run." >&2; \
+		if [ "$${CI:-}" = true ]; then echo "make: CI=true: failing." >&2; exit 1; fi; \
+		echo "make: it will be SKIPPED here (under CI=true this fails the build)." >&2; \
+		echo "make: ************************************************************************" >&2; }
 
 .PHONY: cc
 cc: ## Ensure a C compiler (the race detector needs cgo).
@@ -52,10 +67,26 @@ versitygw: ## Ensure versitygw (the S3-compatible server the archive/s3store tes
 	@command -v versitygw >/dev/null 2>&1 || test -x "$$($(GO) env GOPATH)/bin/versitygw" || $(GO) install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 
 .PHONY: test
-test: deps ## Run every module's tests with the race detector (installs what they need first).
+test: deps ## Run every module's tests with the race detector on Redis 7.0, then again on Valkey 8.0.
 	$(GO) test -race -count=1 $(PKGS)
 	@# Watermill's suite races in its own engine-restart scenario, so that one runs without -race.
 	$(GO) test -count=1 -run 'TestPubSub' github.com/echomq/echomq/watermill
+	@$(MAKE) --no-print-directory test/valkey-pass
+
+.PHONY: test/valkey
+test/valkey: valkey-server test/valkey-pass ## Run every module's tests (VALKEY_PKGS) on Valkey 8.0 only.
+
+# test/valkey-pass is the Valkey half of test (deps already ran): it skips,
+# saying so, where valkey-server is missing and CI is not set.
+.PHONY: test/valkey-pass
+test/valkey-pass:
+	@if ! command -v valkey-server >/dev/null 2>&1 && [ "$${CI:-}" != true ]; then \
+		echo "make: valkey-server not installed: the Valkey pass is SKIPPED (make valkey-server)" >&2; exit 0; fi; \
+	echo "== Valkey pass: $$(valkey-server --version)"; \
+	start=$$(date +%s); \
+	EMQ_ENGINE=valkey $(GO) test -race -count=1 $(VALKEY_PKGS); \
+	EMQ_ENGINE=valkey $(GO) test -count=1 -run 'TestPubSub' github.com/echomq/echomq/watermill; \
+	echo "== Valkey pass: $$(( $$(date +%s) - start )) s"
 
 .PHONY: test/watermill
 test/watermill: redis-server ## Test the Watermill adapter (its own module): -race, then the engine-restart scenario.

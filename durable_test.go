@@ -86,20 +86,29 @@ func TestDurableAppendShortOfReplicas(t *testing.T) {
 }
 
 // A lone engine has no replica: a durable append is written and reported
-// short; with Fsync, an engine without WAITAOF falls back to WAIT.
+// short; with Fsync it waits with WAITAOF where the engine has it (Redis
+// 7.2 and later, every Valkey) and falls back to WAIT where it does not.
 func TestDurableAppendWithoutReplicas(t *testing.T) {
 	t.Parallel()
-	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
+	srv := echomqtest.Shared(t)
+	v, err := srv.Version()
+	require.NoError(t, err)
+	fsyncCmd := "WAIT"
+	if v.RedisAtLeast(7, 2) {
+		fsyncCmd = "WAITAOF"
+	}
+	c := faultClient(t, srv.URL(), echomq.Config{})
 	s := c.Stream(echomqtest.Queue(t), "orders")
 	for _, fsync := range []bool{false, true} {
 		_, err := s.AppendWith(ctx, echomq.F("n", "1"), echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1, Timeout: 50 * time.Millisecond, Fsync: fsync}})
 		var de *echomq.DurabilityError
 		require.ErrorAs(t, err, &de)
 		require.Zero(t, de.Acked)
-		require.Contains(t, []string{"WAIT", "WAITAOF"}, de.Cmd)
-		if !fsync {
-			require.Equal(t, "WAIT", de.Cmd)
+		want := "WAIT"
+		if fsync {
+			want = fsyncCmd
 		}
+		require.Equal(t, want, de.Cmd, "fsync %v on %s", fsync, v)
 	}
 	info, err := s.Info(ctx)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // TestGroupCreate: MKSTREAM, an explicit start, an existing group is fine,
@@ -76,6 +77,18 @@ func TestGroupInspectClaimDelete(t *testing.T) {
 	require.Equal(t, "a", gi.Consumers[0].Name)
 	require.Equal(t, int64(3), gi.Consumers[0].Pending)
 	require.Equal(t, int64(2), gi.Consumers[1].Pending)
+	// The inactive time is the engine's (Redis 7.2 and later, every
+	// Valkey); -1 where it has none (Redis 7.0).
+	v, err := echomqtest.Shared(t).Version()
+	require.NoError(t, err)
+	for _, c := range gi.Consumers {
+		require.GreaterOrEqual(t, c.Idle, time.Duration(0), c.Name)
+		if v.RedisAtLeast(7, 2) {
+			require.GreaterOrEqual(t, c.Inactive, time.Duration(0), "%s on %s", c.Name, v)
+		} else {
+			require.Equal(t, time.Duration(-1), c.Inactive, "%s on %s", c.Name, v)
+		}
+	}
 
 	all, err := e.stream.Groups(ctx)
 	require.NoError(t, err)

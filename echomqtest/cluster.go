@@ -50,8 +50,8 @@ type Cluster struct {
 // skipped, or failed when CI=true.
 func StartCluster(tb testing.TB) *Cluster {
 	tb.Helper()
-	bin := mustBinary(tb, "redis-server", "EMQ_REDIS_SERVER")
-	cli := mustBinary(tb, "redis-cli", "EMQ_REDIS_CLI")
+	bin := mustBinary(tb, serverBinary)
+	cli := mustBinary(tb, cliBinary)
 	root := tb.TempDir()
 
 	c := &Cluster{}

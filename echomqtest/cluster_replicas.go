@@ -25,8 +25,8 @@ const replicatedNodeTimeout = 2 * time.Second
 // (for example the persistence options).
 func StartReplicatedCluster(tb testing.TB, args ...string) *Cluster {
 	tb.Helper()
-	bin := mustBinary(tb, "redis-server", "EMQ_REDIS_SERVER")
-	cli := mustBinary(tb, "redis-cli", "EMQ_REDIS_CLI")
+	bin := mustBinary(tb, serverBinary)
+	cli := mustBinary(tb, cliBinary)
 	root := tb.TempDir()
 	c := &Cluster{}
 	tb.Cleanup(c.Stop)

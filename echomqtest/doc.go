@@ -1,5 +1,5 @@
-// Package echomqtest provides test helpers that run REAL redis-server
-// processes for integration tests of echomq.
+// Package echomqtest provides test helpers that run REAL redis-server (or
+// valkey-server) processes for integration tests of echomq.
 //
 // Every server is a private child process of the test binary listening on a
 // free loopback port (127.0.0.1), with persistence disabled (--save "" and
@@ -31,7 +31,10 @@
 // replica each, for failovers ([Cluster.Failover], [Cluster.WaitPromoted]).
 // A [Proxy] between a client and a server injects network faults and counts
 // the client's attempts ([Proxy.Counts]); [Logs] records what a component
-// logged. All helpers are safe to call from parallel tests.
+// logged. [Server.Version] says which engine and release a server runs, for
+// the few tests whose expectations depend on an engine feature
+// ([Version.RedisAtLeast]). All helpers are safe to call from parallel
+// tests.
 //
 // Environment variables:
 //
@@ -39,8 +42,13 @@
 //     spawning one (it is never stopped, killed or flushed by this package).
 //   - CI=true turns a missing redis-server / redis-cli binary from a test skip
 //     into a test failure.
-//   - EMQ_REDIS_SERVER and EMQ_REDIS_CLI override the paths of the
-//     redis-server and redis-cli binaries (default: looked up in $PATH).
+//   - EMQ_ENGINE=valkey starts valkey-server and valkey-cli instead of
+//     redis-server and redis-cli, for every helper (servers, clusters,
+//     replicas, faults); "redis" or unset is the default, any other value
+//     fails the tests that need a server (see [TestEngine]).
+//   - EMQ_REDIS_SERVER and EMQ_REDIS_CLI override the paths of the server
+//     and client binaries (default: the selected engine's, looked up in
+//     $PATH).
 //
 // The package deliberately does not depend on any Redis client library; it
 // contains a minimal RESP2 client of its own for PING, INFO and CLUSTER

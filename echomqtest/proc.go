@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -40,8 +41,9 @@ var errNoBinary = errors.New("binary not found")
 // ---------------------------------------------------------------------------
 // Binaries and CI policy.
 
-// lookBinary finds name (or the path in env, if set).
-func lookBinary(name, env string) (string, error) {
+// lookBinary finds name (or the path in env, if set); install says how to
+// get it.
+func lookBinary(name, env, install string) (string, error) {
 	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("echomqtest: %s=%q: %w (%w)", env, p, errNoBinary, err)
@@ -50,7 +52,7 @@ func lookBinary(name, env string) (string, error) {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", fmt.Errorf("echomqtest: %s %w in $PATH (install it, e.g. `apt-get install redis-server`, or set %s): %w", name, errNoBinary, env, err)
+		return "", fmt.Errorf("echomqtest: %s %w in $PATH (install it, e.g. %s, or set %s): %w", name, errNoBinary, install, env, err)
 	}
 	return p, nil
 }
@@ -69,16 +71,6 @@ func skipOrFatal(tb testing.TB, err error) {
 		tb.Skipf("%v; skipping (set CI=true to make this a failure)", err)
 	}
 	tb.Fatal(err)
-}
-
-// mustBinary is lookBinary reporting failures via skipOrFatal.
-func mustBinary(tb testing.TB, name, env string) string {
-	tb.Helper()
-	p, err := lookBinary(name, env)
-	if err != nil {
-		skipOrFatal(tb, err)
-	}
-	return p
 }
 
 // ---------------------------------------------------------------------------
@@ -291,7 +283,7 @@ func spawnRedis(bin, dir, logPath, addr string, args []string) (*proc, error) {
 	if strings.Contains(tail, "Address already in use") {
 		err = fmt.Errorf("%w: %w", errPortInUse, err)
 	}
-	return nil, fmt.Errorf("echomqtest: redis-server on %s did not come up: %w\n--- %s (tail) ---\n%s", addr, err, logPath, tail)
+	return nil, fmt.Errorf("echomqtest: %s on %s did not come up: %w\n--- %s (tail) ---\n%s", filepath.Base(bin), addr, err, logPath, tail)
 }
 
 // waitReady polls addr until the server answers PING and reports p's pid.

@@ -227,7 +227,7 @@ func startServer(bin, dir string, bus bool, extra []string) (*Server, error) {
 // CI=true. Start is safe to call from parallel tests.
 func Start(tb testing.TB, args ...string) *Server {
 	tb.Helper()
-	bin := mustBinary(tb, "redis-server", "EMQ_REDIS_SERVER")
+	bin := mustBinary(tb, serverBinary)
 	s, err := startServer(bin, tb.TempDir(), false, args)
 	if err != nil {
 		tb.Fatal(err)
@@ -264,7 +264,7 @@ func startShared() (*Server, error) {
 	if addr := os.Getenv("EMQ_TEST_ADDR"); addr != "" {
 		return externalServer(addr)
 	}
-	bin, err := lookBinary("redis-server", "EMQ_REDIS_SERVER")
+	bin, err := serverBinary()
 	if err != nil {
 		return nil, err
 	}

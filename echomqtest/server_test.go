@@ -163,7 +163,7 @@ func TestExternalServer(t *testing.T) {
 
 func TestSpawnFailureShowsLog(t *testing.T) {
 	t.Parallel()
-	bin := mustBinary(t, "redis-server", "EMQ_REDIS_SERVER")
+	bin := mustBinary(t, serverBinary)
 	_, err := startServer(bin, t.TempDir(), false, []string{"--no-such-option", "x"})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "did not come up")
@@ -176,7 +176,7 @@ func TestPortClashRetries(t *testing.T) {
 	// process on it directly: it must be recognised as a port clash (the
 	// PID check keeps us from mistaking the first server for the second).
 	s := Start(t)
-	bin := mustBinary(t, "redis-server", "EMQ_REDIS_SERVER")
+	bin := mustBinary(t, serverBinary)
 	dir := t.TempDir()
 	_, err := spawnRedis(bin, dir, dir+"/redis.log", s.Addr(),
 		[]string{"--port", strconv.Itoa(s.Port()), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir})

@@ -60,6 +60,8 @@ type bundle struct {
 	env   map[string]string
 	stdin string
 	tr    strings.Builder
+	// inactive caches reportsInactive (nil until asked).
+	inactive *bool
 }
 
 func setup(t *testing.T) *bundle {

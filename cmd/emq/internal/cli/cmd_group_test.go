@@ -5,42 +5,92 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/echomqtest"
 )
 
 var (
-	idleRe     = regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ms|s)\b`)
-	idleJSONRe = regexp.MustCompile(`"(idle_ms|inactive_ms)":(\d+|null)`)
-	spacesRe   = regexp.MustCompile(` {2,}`)
+	idleRe      = regexp.MustCompile(`\b(\d+h)?(\d+m)?\d+(\.\d+)?(ms|s)\b`)
+	idleFullRe  = regexp.MustCompile(`^(\d+h)?(\d+m)?\d+(\.\d+)?(ms|s)$`)
+	idleJSONRe  = regexp.MustCompile(`"idle_ms":\d+`)
+	inactJSONRe = regexp.MustCompile(`"inactive_ms":(\d+|null)`)
+	spacesRe    = regexp.MustCompile(` {2,}`)
 )
 
-// normIdle removes the idle times, which run on the engine's clock, from a
-// command's output, and aligns the table cells again (two spaces or more
-// part cells; the widths changed).
-func normIdle(s string) string {
-	s = idleJSONRe.ReplaceAllString(s, `"$1":N`)
+// inactiveCell stands for a consumer's inactive time in a golden: a
+// duration on an engine that reports it (Redis 7.2 and later, every Valkey),
+// "-" (JSON null) on one that does not (Redis 7.0). normIdle checks which
+// of the two the engine gave before it writes the token, so the golden
+// holds for every engine without checking less on any.
+const inactiveCell = "INACTIVE?"
+
+// reportsInactive says whether the test's engine reports a consumer's
+// inactive time in XINFO CONSUMERS (added in Redis 7.2; every Valkey has
+// it).
+func (b *bundle) reportsInactive() bool {
+	b.t.Helper()
+	if b.inactive == nil {
+		v, err := echomqtest.Shared(b.t).Version()
+		require.NoError(b.t, err)
+		known := v.RedisAtLeast(7, 2)
+		b.inactive = &known
+	}
+	return *b.inactive
+}
+
+// normIdle removes the idle and inactive times, which run on the engine's
+// clock, from a command's output, and aligns the table cells again (two
+// spaces or more part cells; the widths changed). An inactive time must be
+// what the engine can give (known: it reports them; see inactiveCell):
+// each one that is not is a problem.
+func normIdle(s string, known bool) (norm string, problems []string) {
+	s = idleJSONRe.ReplaceAllString(s, `"idle_ms":N`)
+	s = inactJSONRe.ReplaceAllStringFunc(s, func(m string) string {
+		if got := !strings.HasSuffix(m, "null"); got != known {
+			problems = append(problems, fmt.Sprintf("%s, but the engine reports inactive times: %v", m, known))
+		}
+		return `"inactive_ms":` + inactiveCell
+	})
 	var sb strings.Builder
 	tw := table(&sb)
+	col := -1 // the INACTIVE column of the table being read
 	for line := range strings.Lines(s) {
 		cells := spacesRe.Split(strings.TrimSuffix(line, "\n"), -1)
+		switch {
+		case strings.TrimSpace(line) == "":
+			col = -1
+		case slices.Contains(cells, "INACTIVE"):
+			col = slices.Index(cells, "INACTIVE")
+		case col >= 0 && col < len(cells):
+			if got := idleFullRe.MatchString(cells[col]); got != known || !got && cells[col] != "-" {
+				problems = append(problems, fmt.Sprintf("inactive time %q, but the engine reports inactive times: %v", cells[col], known))
+			}
+			cells[col] = inactiveCell
+		}
 		for i, c := range cells {
 			cells[i] = idleRe.ReplaceAllString(c, "IDLE")
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
-	return sb.String()
+	return sb.String(), problems
 }
 
 // stepIdle is step for a command whose output shows idle times.
 func (b *bundle) stepIdle(args ...string) {
 	b.t.Helper()
 	out, errs, code := b.run(args...)
-	b.record(args, normIdle(out), errs, code)
+	norm, problems := normIdle(out, b.reportsInactive())
+	for _, p := range problems {
+		b.t.Errorf("emq %s: %s", strings.Join(args, " "), p)
+	}
+	b.record(args, norm, errs, code)
 }
 
 // stepConsume is step for a consume that stops by itself (--max): a run
@@ -95,6 +145,33 @@ func TestGroupGolden(t *testing.T) {
 	b.step("group", "delete-consumer", "orders", "nope", "c1")
 	b.step("--json", "group", "list", "missing")
 	b.golden("group")
+}
+
+// normIdle takes an inactive time only in the form the engine can give:
+// a duration where it reports them, "-" (null) where it does not.
+func TestNormIdleChecksInactive(t *testing.T) {
+	t.Parallel()
+	tbl := "CONSUMER  PENDING  IDLE  INACTIVE\nc1        1        15ms  %s\n\nA  B\nx  -\n"
+	doc := `{"consumers":[{"name":"c1","pending":1,"idle_ms":15,"inactive_ms":%s}]}` + "\n"
+	want := "CONSUMER  PENDING  IDLE  INACTIVE\nc1        1        IDLE  INACTIVE?\n\nA  B\nx  -\n"
+	for _, c := range []struct {
+		cell, num string
+		known     bool
+	}{{"1m2.5s", "62500", true}, {"-", "null", false}} {
+		got, problems := normIdle(fmt.Sprintf(tbl, c.cell), c.known)
+		require.Empty(t, problems)
+		require.Equal(t, want, got)
+		got, problems = normIdle(fmt.Sprintf(doc, c.num), c.known)
+		require.Empty(t, problems)
+		require.Equal(t, `{"consumers":[{"name":"c1","pending":1,"idle_ms":N,"inactive_ms":INACTIVE?}]}`+"\n", got)
+
+		_, problems = normIdle(fmt.Sprintf(tbl, c.cell), !c.known)
+		require.Len(t, problems, 1, "a %q cell where the engine reports: %v", c.cell, !c.known)
+		_, problems = normIdle(fmt.Sprintf(doc, c.num), !c.known)
+		require.Len(t, problems, 1, "%s where the engine reports: %v", c.num, !c.known)
+	}
+	_, problems := normIdle(fmt.Sprintf(tbl, "soon"), false)
+	require.Len(t, problems, 1, "neither a duration nor -")
 }
 
 // usageCase is one bad command line: exit 2, one line, nothing written.
