@@ -31,6 +31,10 @@ type uiOpts struct {
 	store               storeOpts
 }
 
+// defaultUIAddr is where ui listens without --addr: loopback only, and not
+// codemojex's 127.0.0.1:8080, so the game and the dashboard run side by side.
+const defaultUIAddr = "127.0.0.1:7070"
+
 // uiShutdownGrace bounds how long ui waits for requests in flight when it
 // is interrupted.
 const uiShutdownGrace = 5 * time.Second
@@ -44,14 +48,22 @@ archive (--store DIR or --s3 URL: the stream browser then reads archive and
 live tail as one log; archived streams are shown without --stream) and the
 checkpoints of live projections (--projection). It updates live.
 
-Writes (replay and purge dead letters, retry dead jobs, pause and resume
-lanes) need a sign-in with the token: --token, or $EMQ_UI_TOKEN (at least 16
-bytes; prefer the variable, a flag shows in the process list). Without a
-token, or with --read-only, nothing can be written. Every write is a POST
-with a CSRF token. /metrics needs no sign-in.
+With a token (--token, or $EMQ_UI_TOKEN: at least 16 bytes; prefer the
+variable, a flag shows in the process list) every page needs a sign-in with
+it, reads as well as writes (replay and purge dead letters, retry dead jobs,
+pause and resume lanes). Without a token the pages are open to anyone who
+reaches the address and nothing can be written; --read-only turns writes off
+even with a token. Every write is a POST with a CSRF token. /metrics needs
+no sign-in.
+
+Without --stream the dashboard finds the queue's streams itself (a SCAN of
+the queue's keys on the node that holds them, at every overview), and shows
+the lanes when the queue has any; --stream pins streams to show first.
 
 It prints where it listens and whether writes are on, and serves until
-interrupted (Ctrl-C: exit 0). The default address is loopback only.`
+interrupted (Ctrl-C: exit 0). The default address, 127.0.0.1:7070, is
+loopback only and differs from codemojex's 127.0.0.1:8080, so both can run
+side by side.`
 
 func (a *app) uiCommand() *cobra.Command {
 	var o uiOpts
@@ -59,8 +71,9 @@ func (a *app) uiCommand() *cobra.Command {
 		Use:   "ui",
 		Short: "Serve the web dashboard and /metrics",
 		Long:  uiLong,
-		Example: `  EMQ_UI_TOKEN=$(openssl rand -hex 16) emq ui -q cm --stream guess-scored --stream room-opened --lanes
-  emq ui -q cm --stream guess-scored --read-only --addr :8080
+		Example: `  EMQ_UI_TOKEN=$(openssl rand -hex 16) emq ui -q cm
+  emq ui -q cm --stream guess-scored --stream room-opened --lanes
+  emq ui -q cm --read-only --addr 127.0.0.1:9090
   emq ui -q cm --store ./emq-archive --policy "guess-scored maxlen 10000"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,8 +88,8 @@ func (a *app) uiCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; :0 picks a free port)")
-	f.StringVar(&o.token, "token", "", "sign-in token for writes (default $EMQ_UI_TOKEN; none: read-only)")
+	f.StringVar(&o.addr, "addr", defaultUIAddr, "address to listen on (host:port; :0 picks a free port)")
+	f.StringVar(&o.token, "token", "", "sign-in token of every page and write (default $EMQ_UI_TOKEN; none: open pages, no writes)")
 	f.BoolVar(&o.readOnly, "read-only", false, "serve no write at all, even to a signed-in operator")
 	f.StringArrayVar(&o.streams, "stream", nil, "a stream of --queue to show (repeat for more)")
 	f.StringArrayVar(&o.projs, "projection", nil, "a live projection of --queue whose checkpoint to show (repeat for more)")
@@ -171,7 +184,7 @@ func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, c *echomq.Client,
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot listen on %s (give another address with --addr): %w", o.addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
