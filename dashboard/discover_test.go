@@ -81,3 +81,17 @@ func TestPagesDuringOutage(t *testing.T) {
 	require.Eventually(t, func() bool { return br.get("/").status == http.StatusOK }, 30*time.Second, 200*time.Millisecond)
 	require.Regexp(t, `data-live="`+b.queue+`/orders" data-field="length">2<`, br.get("/").body)
 }
+
+// The stream browser's form shows the window the page was asked for.
+func TestStreamFormEchoesTheWindow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.appendN(t, "orders", 2)
+	br := b.browser(t)
+	br.signIn()
+	p := br.get("/q/" + b.queue + "/streams/orders?from=-1h&to=now&n=5")
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	require.Contains(t, p.body, `id="from" name="from" value="-1h"`)
+	require.Contains(t, p.body, `id="to" name="to" value="now"`)
+	require.Contains(t, p.body, `id="n" name="n" value="5"`)
+}
