@@ -82,22 +82,14 @@ func TestTailFollowWaitsForMissingStream(t *testing.T) {
 	b := setup(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	out := &syncBuffer{}
-	done := make(chan string, 1)
-	go func() {
-		stderr, _ := b.runCtx(ctx, out, "tail", "later", "-f")
-		done <- stderr
-	}()
-	require.Eventually(t, func() bool { return strings.Contains(out.String(), "FIELDS") }, 20*time.Second, 10*time.Millisecond)
+	c := b.background(ctx, "tail", "later", "-f")
+	require.Eventually(t, func() bool { return strings.Contains(c.out.String(), "FIELDS") }, 20*time.Second, 10*time.Millisecond)
 	b.must("append", "later", "first=1")
-	require.Eventually(t, func() bool { return strings.Contains(out.String(), "first=1") }, 20*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(c.out.String(), "first=1") }, 20*time.Second, 10*time.Millisecond)
 	cancel()
-	select {
-	case stderr := <-done:
-		require.Contains(t, stderr, `stream "later" in queue "`+b.queue+`" does not exist yet; waiting for its first event`)
-	case <-time.After(20 * time.Second):
-		t.Fatal("tail did not end")
-	}
+	r := c.wait(t)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stderr, `stream "later" in queue "`+b.queue+`" does not exist yet; waiting for its first event`)
 }
 
 func TestWindowGolden(t *testing.T) {

@@ -41,45 +41,31 @@ func TestTailFollowRidesOutage(t *testing.T) {
 			b.seed("orders", 0, 1)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			out := &syncBuffer{}
-			type result struct {
-				stderr string
-				code   int
-			}
-			done := make(chan result, 1)
-			go func() {
-				errs, code := b.runCtx(ctx, out, args...)
-				done <- result{errs, code}
-			}()
-			lines := func() int { return strings.Count(out.String(), "\n") }
-			head := lines
+			c := b.background(ctx, args...)
+			out := c.out
 			if args[0] == "tail" {
-				require.Eventually(t, func() bool { return lines() >= 2 }, 20*time.Second, 10*time.Millisecond)
+				require.Eventually(t, func() bool { return c.lines() >= 2 }, 20*time.Second, 10*time.Millisecond)
 			} else {
-				require.Eventually(t, func() bool { return lines() >= 1 }, 20*time.Second, 10*time.Millisecond)
+				require.Eventually(t, func() bool { return c.lines() >= 1 }, 20*time.Second, 10*time.Millisecond)
 				time.Sleep(time.Second) // the follower has made its first read (a set follows new entries only)
 			}
-			before := head()
+			before := c.lines()
 
 			require.NoError(t, srv.Kill())
 			select {
-			case r := <-done:
+			case r := <-c.done:
 				t.Fatalf("emq %s ended during the outage: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
 			case <-time.After(tailOutage(t)):
 			}
 			srv.Restart(t)
 			b.at(time.Minute).must("append", "orders", "after=outage")
 			require.Eventually(t, func() bool { return strings.Contains(out.String(), "after=outage") }, 30*time.Second, 20*time.Millisecond)
-			require.Equal(t, before+1, lines(), "one new line, nothing repeated: %s", out.String())
+			require.Equal(t, before+1, c.lines(), "one new line, nothing repeated: %s", out.String())
 			cancel()
-			select {
-			case r := <-done:
-				require.Equal(t, ExitOK, r.code, r.stderr)
-				require.Contains(t, r.stderr, "engine unavailable; retrying")
-				require.Contains(t, r.stderr, "engine back")
-			case <-time.After(20 * time.Second):
-				t.Fatal("emq did not end after its context")
-			}
+			r := c.wait(t)
+			require.Equal(t, ExitOK, r.code, r.stderr)
+			require.Contains(t, r.stderr, "engine unavailable; retrying")
+			require.Contains(t, r.stderr, "engine back")
 		})
 	}
 }
