@@ -66,7 +66,9 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, name := range streams {
 			row := h.streamRow(ctx, v.name, name)
-			if row.Err == "" {
+			if row.Err == "" && !row.Info.Exists {
+				row.Groups = 0 // nothing to ask the engine: a missing key is an error reply it counts
+			} else if row.Err == "" {
 				gs, err := h.client.Stream(v.name, name).Groups(ctx)
 				if err != nil {
 					row.Err = err.Error()
