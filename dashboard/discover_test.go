@@ -75,11 +75,25 @@ func TestPagesDuringOutage(t *testing.T) {
 		require.Contains(t, p.body, `id="engine-down"`, path)
 		require.Contains(t, p.body, `data-retry="5"`, path)
 		require.NotContains(t, p.body, `data-field="length"`, path)
+		t.Logf("%s during the outage: %d in %v", path, p.status, took.Round(time.Millisecond))
 		require.Less(t, took, 5*time.Second, "%s took %v", path, took) // the probe's bound is 2s
 	}
 	srv.Restart(t)
 	require.Eventually(t, func() bool { return br.get("/").status == http.StatusOK }, 30*time.Second, 200*time.Millisecond)
 	require.Regexp(t, `data-live="`+b.queue+`/orders" data-field="length">2<`, br.get("/").body)
+
+	// A hung engine (it keeps its connections and answers nothing): the
+	// page waits out the probe's bound once, not a call timeout per read.
+	require.NoError(t, srv.Pause())
+	start := time.Now()
+	p := br.get("/")
+	took := time.Since(start)
+	require.NoError(t, srv.Resume())
+	t.Logf("/ with the engine hung: %d in %v", p.status, took.Round(time.Millisecond))
+	require.Equal(t, http.StatusServiceUnavailable, p.status)
+	require.Contains(t, p.body, `id="engine-down"`)
+	require.Less(t, took, 8*time.Second)
+	require.Eventually(t, func() bool { return br.get("/").status == http.StatusOK }, 30*time.Second, 200*time.Millisecond)
 }
 
 // The stream browser's form shows the window the page was asked for.
