@@ -51,11 +51,12 @@ func TestTailFollowRidesOutage(t *testing.T) {
 			}
 			before := c.lines()
 
+			outage := tailOutage(t)
 			require.NoError(t, srv.Kill())
 			select {
 			case r := <-c.done:
 				t.Fatalf("emq %s ended during the outage: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
-			case <-time.After(tailOutage(t)):
+			case <-time.After(outage):
 			}
 			srv.Restart(t)
 			b.at(time.Minute).must("append", "orders", "after=outage")
@@ -64,8 +65,10 @@ func TestTailFollowRidesOutage(t *testing.T) {
 			cancel()
 			r := c.wait(t)
 			require.Equal(t, ExitOK, r.code, r.stderr)
-			require.Contains(t, r.stderr, "engine unavailable; retrying")
-			require.Contains(t, r.stderr, "engine back")
+			if outage >= 15*time.Second { // a shorter one may fall inside one blocking read, unseen
+				require.Contains(t, r.stderr, "engine unavailable; retrying")
+				require.Contains(t, r.stderr, "engine back")
+			}
 		})
 	}
 }
