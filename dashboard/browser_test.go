@@ -7,14 +7,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/dashboard"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // chromium returns the path of a Chromium or Chrome, or "" when the
@@ -50,7 +54,7 @@ var viewports = []struct {
 	name          string
 	width, height int64
 }{
-	{"desktop", 1280, 900},
+	{"desktop", 1280, 800},
 	{"phone", 390, 844},
 }
 
@@ -134,6 +138,59 @@ func checkPage(page string) chromedp.Action {
 		}
 		if len(bad) > 0 {
 			return fmt.Errorf("%s page: %s", page, strings.Join(bad, "; "))
+		}
+		return nil
+	})
+}
+
+// consoleErrors collects what the pages of a tab report as errors: script
+// exceptions, console.error calls and the browser's own error entries (a
+// Content-Security-Policy violation, an invalid pattern, a failed script),
+// but not the "failed to load resource" line of a page answered with an
+// error status on purpose.
+type consoleErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+// listen starts collecting in the tab of ctx.
+func (c *consoleErrors) listen(ctx context.Context) chromedp.Action {
+	chromedp.ListenTarget(ctx, func(ev any) {
+		var msg string
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = "exception: " + e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				msg += " " + e.ExceptionDetails.Exception.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
+				msg = "console." + string(e.Type) + ":"
+				for _, a := range e.Args {
+					msg += " " + string(a.Value) + a.Description
+				}
+			}
+		case *cdplog.EventEntryAdded:
+			if (e.Entry.Level == cdplog.LevelError || e.Entry.Level == cdplog.LevelWarning) && e.Entry.Source != cdplog.SourceNetwork {
+				msg = string(e.Entry.Source) + ": " + e.Entry.Text + " (" + e.Entry.URL + ")"
+			}
+		}
+		if msg != "" {
+			c.mu.Lock()
+			c.errs = append(c.errs, msg)
+			c.mu.Unlock()
+		}
+	})
+	return cdplog.Enable()
+}
+
+// none fails if any error was collected.
+func (c *consoleErrors) none(what string) chromedp.Action {
+	return chromedp.ActionFunc(func(context.Context) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.errs) > 0 {
+			return fmt.Errorf("%s: console errors: %s", what, strings.Join(c.errs, "; "))
 		}
 		return nil
 	})
@@ -245,6 +302,8 @@ func TestBrowser(t *testing.T) {
 		ctx, cancel := context.WithTimeout(root, 60*time.Second)
 		shot := shooter(dir, vp.name)
 		q := b.srv.URL + "/q/" + b.queue
+		console := &consoleErrors{}
+		run(t, ctx, vp.name+": listen", console.listen(ctx))
 
 		// Sign in; the overview's numbers arrive live.
 		run(t, ctx, vp.name+": sign in",
@@ -261,6 +320,22 @@ func TestBrowser(t *testing.T) {
 			shot("overview"),
 		)
 		require.Equal(t, "Writes on", text(ctx, t, "#mode"))
+
+		// The read pages not visited below, each checked and shot.
+		for _, pg := range []struct{ name, path, sel string }{
+			{"groups", "/q/" + b.queue + "/streams/audit/groups", "main h2"},
+			{"dead-letter", "/q/" + b.queue + "/streams/audit/dead/" + dls[0].ID.String(), "main table"},
+			{"archive", "/archive", "main h1"},
+			{"verify", "/archive/" + b.queue + "/orders/verify", "main h1"},
+			{"projections", "/projections", "main h1"},
+		} {
+			run(t, ctx, vp.name+": "+pg.name,
+				chromedp.Navigate(b.srv.URL+pg.path),
+				chromedp.WaitVisible(pg.sel, chromedp.ByQuery),
+				checkPage(pg.name),
+				shot(pg.name),
+			)
+		}
 
 		// The stream's first page: four archived events, the seam, a live
 		// one; the next page is live.
@@ -375,6 +450,57 @@ func TestBrowser(t *testing.T) {
 		rst, err := ro.lanes.Stats(ro.ctx)
 		require.NoError(t, err)
 		require.False(t, rst.Paused)
+		run(t, ctx, vp.name+": console", console.none("the dashboard's pages"))
+		cancel()
+	}
+}
+
+// TestBrowserOutage: an engine killed under an open overview. The live
+// updates say at once that the engine is unreachable; a page loaded during
+// the outage is one notice that reloads itself; when the engine is back
+// the page returns by itself, with no console error on the way.
+func TestBrowserOutage(t *testing.T) {
+	t.Parallel()
+	exe := chromium()
+	if exe == "" {
+		t.Skip("no Chromium found (install it: make chromium, or apt-get install -y chromium; or set CHROMIUM=/path/to/browser)")
+	}
+	srv := echomqtest.StartPersistent(t)
+	b := setupOn(t, srv.URL(), nil)
+	b.appendN(t, "orders", 3)
+	dir := artifacts(t)
+	root := startChromium(t, exe)
+	for _, vp := range viewports {
+		ctx, cancel := context.WithTimeout(root, 90*time.Second)
+		shot := shooter(dir, vp.name)
+		console := &consoleErrors{}
+		run(t, ctx, vp.name+": overview",
+			console.listen(ctx),
+			clearCookies,
+			chromedp.EmulateViewport(vp.width, vp.height),
+			chromedp.Navigate(b.srv.URL+"/"),
+			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
+			chromedp.SendKeys(`#token`, token, chromedp.ByQuery),
+			clickThrough(`#signin`),
+			chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		)
+		require.NoError(t, srv.Kill())
+		run(t, ctx, vp.name+": outage under an open page",
+			chromedp.WaitVisible(`#engine-state`, chromedp.ByQuery),
+			shot("outage-live"),
+			chromedp.Navigate(b.srv.URL+"/"),
+			chromedp.WaitVisible(`#engine-down`, chromedp.ByQuery),
+			checkPage("unreachable"),
+			shot("outage-page"),
+		)
+		require.Contains(t, text(ctx, t, "#engine-down"), "cannot reach the engine")
+		srv.Restart(t)
+		run(t, ctx, vp.name+": back by itself",
+			chromedp.WaitVisible(`main table`, chromedp.ByQuery), // the notice reloaded itself
+			chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+			chromedp.WaitNotVisible(`#engine-state`, chromedp.ByQuery),
+			console.none("outage"),
+		)
 		cancel()
 	}
 }

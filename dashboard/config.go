@@ -95,16 +95,26 @@ type Config struct {
 type Queue struct {
 	// Name is the queue's name. Required.
 	Name string
-	// Streams are the streams of the queue to show, in this order (the
-	// keyspace has no index of a queue's streams, and a scan for them is
-	// not cluster-safe through the public API). Defaults to none; archived
-	// streams are added when Config.Archive is set.
+	// Streams are streams of the queue to show first, in this order, even
+	// before they exist. The dashboard finds the others itself (see
+	// Fixed); archived streams are added when Config.Archive is set.
+	// Defaults to none.
 	Streams []string
 	// Projections are the names of live projections whose snapshots are
 	// kept in the engine (projection.EngineStore). Defaults to none.
 	Projections []string
-	// Lanes shows the queue's lanes job queue. Defaults to false.
+	// Lanes always shows the queue's lanes job queue. Defaults to false:
+	// the lanes are shown when the queue has any (a job was ever enqueued,
+	// or the queue is paused), unless Fixed is set.
 	Lanes bool
+	// Fixed shows only what is configured: the Streams (and archived
+	// streams), and the lanes only with Lanes. Defaults to false: each
+	// overview discovers the queue's streams with a SCAN of its keys
+	// (echomq.Client.StreamsPrefix: one walk of the keys on the node that
+	// serves the queue's slot, which holds every key of the queue on a
+	// cluster too) and looks for its lanes. A keyspace of millions of keys
+	// on that node makes the walk slow: list the streams and set Fixed.
+	Fixed bool
 }
 
 func (c Config) withDefaults() Config {

@@ -1,8 +1,8 @@
 // Package dashboard is EchoMQ's web dashboard: an [http.Handler] that shows
 // the streams, consumer groups, dead letters, lanes, archive and projections
-// of the queues it is given, with live updates, and lets a signed-in
-// operator replay and purge dead letters, retry dead jobs and pause or
-// resume lanes. It is a module of its own, so a program that imports the
+// of the queues it is given — their streams, groups and lanes found in the
+// engine — with live updates, and lets a signed-in operator replay and
+// purge dead letters, retry dead jobs and pause or resume lanes. It is a module of its own, so a program that imports the
 // library does not inherit its test dependencies (a browser driver).
 //
 // # Mounting
@@ -12,7 +12,7 @@
 // [Config.Prefix]):
 //
 //	h, err := dashboard.New(client, &dashboard.Config{
-//		Queues: []dashboard.Queue{{Name: "cm", Streams: []string{"guess-scored"}, Lanes: true}},
+//		Queues: []dashboard.Queue{{Name: "cm"}}, // streams, groups and lanes are discovered
 //		Token:  os.Getenv("EMQ_UI_TOKEN"),
 //	})
 //	mux.Handle("/ops/", http.StripPrefix("/ops", h))
@@ -23,9 +23,13 @@
 //
 // # Pages
 //
-//   - Overview: every stream of every queue with its length, rate (events
-//     per minute, with a small chart of the last 15 minutes), first and last
-//     events; updated live over Server-Sent Events.
+//   - Overview: per queue its totals (streams, events, groups, dead letters,
+//     lanes jobs), then every stream with its length, rate (events per
+//     minute, with a small chart of the last 15 minutes), last event, groups
+//     and dead letters; updated live over Server-Sent Events. The streams
+//     are discovered with a SCAN of the queue's keys on the master that
+//     holds its slot ([echomq.Client.StreamsPrefix]); [Queue.Fixed] turns
+//     that off.
 //   - Stream: a time-window browser with paging. With [Config.Archive] set,
 //     it reads archive and live tail as one log ([archive.Reader]) and marks
 //     the seam between them.
@@ -50,6 +54,13 @@
 // cookies (HttpOnly, SameSite=Strict) signed with a key derived from the
 // token, so they survive a restart, work across replicas, and end when the
 // token changes.
+//
+// # Outages
+//
+// Every page first asks the engine for its clock, within 2 s. While the
+// engine does not answer, a page is one "engine unreachable" notice (503)
+// that reloads itself until it is back, and an open page's live updates
+// say so; no number is shown beside an error.
 //
 // Assets are embedded ([embed.FS]); there is no build step and no
 // JavaScript framework: the pages are server-rendered HTML, charts are

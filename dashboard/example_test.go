@@ -78,6 +78,33 @@ func Example_mount() {
 	// 200 true
 }
 
+// Without Queue.Streams the dashboard finds the queue's streams in the
+// engine, with their groups, and opens on an overview of them.
+func ExampleQueue_discovered() {
+	ctx := context.Background()
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	for _, name := range []string{"room-opened", "guess-scored"} {
+		if _, err := client.Stream("cm", name).Append(ctx, echomq.F("room", "ROM1")); err != nil {
+			panic(err)
+		}
+	}
+	h, err := dashboard.New(client, &dashboard.Config{Queues: []dashboard.Queue{{Name: "cm"}}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		panic(err)
+	}
+	defer h.Close()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	page := rec.Body.String()
+	fmt.Println(rec.Code, strings.Contains(page, `href="/q/cm/streams/room-opened"`), strings.Contains(page, `href="/q/cm/streams/guess-scored"`))
+	// Output:
+	// 200 true true
+}
+
 // A read-only dashboard with no token: open pages, no writes. Put it
 // behind your own authentication, or on a private network.
 func ExampleNew_readOnly() {

@@ -40,9 +40,11 @@ type Handler struct {
 // queueView is one configured queue with its handles.
 type queueView struct {
 	name        string
-	streams     []string
+	streams     []string // the configured ones
 	projections []string
-	lanes       *lanes.Queue // nil unless Queue.Lanes
+	lanes       *lanes.Queue
+	pinLanes    bool // Queue.Lanes: shown whether or not it has jobs
+	fixed       bool // Queue.Fixed: no discovery
 }
 
 // New checks cfg and returns the dashboard of client's engine. Errors,
@@ -110,7 +112,7 @@ func newQueueView(client *echomq.Client, q Queue) (*queueView, error) {
 	if q.Name == "" {
 		return nil, &echomq.ArgumentError{Name: "Queue.Name", Reason: "must not be empty"}
 	}
-	v := &queueView{name: q.Name}
+	v := &queueView{name: q.Name, pinLanes: q.Lanes, fixed: q.Fixed}
 	for _, s := range q.Streams {
 		if err := client.Stream(q.Name, s).Err(); err != nil {
 			return nil, err
@@ -128,13 +130,11 @@ func newQueueView(client *echomq.Client, q Queue) (*queueView, error) {
 	if err := client.Stream(q.Name, "x").Err(); err != nil {
 		return nil, err
 	}
-	if q.Lanes {
-		lq, err := lanes.New(client, q.Name, nil)
-		if err != nil {
-			return nil, err
-		}
-		v.lanes = lq
+	lq, err := lanes.New(client, q.Name, nil)
+	if err != nil {
+		return nil, err
 	}
+	v.lanes = lq
 	return v, nil
 }
 
@@ -167,13 +167,13 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /login", h.login)
 	m.HandleFunc("POST /logout", h.logout)
 	read := func(pattern string, fn func(http.ResponseWriter, *http.Request)) {
-		m.Handle(pattern, h.reader(http.HandlerFunc(fn)))
+		m.Handle(pattern, h.reader(h.engineUp(http.HandlerFunc(fn))))
 	}
 	write := func(pattern string, fn func(http.ResponseWriter, *http.Request)) {
-		m.Handle(pattern, h.writer(http.HandlerFunc(fn)))
+		m.Handle(pattern, h.writer(h.engineUp(http.HandlerFunc(fn))))
 	}
 	read("GET /{$}", h.overview)
-	read("GET /events", h.events)
+	m.Handle("GET /events", h.reader(http.HandlerFunc(h.events))) // reports an outage in its updates
 	read("GET /q/{queue}/streams/{stream}", h.streamPage)
 	read("GET /q/{queue}/streams/{stream}/groups", h.groupsPage)
 	read("GET /q/{queue}/streams/{stream}/dead", h.deadPage)
@@ -233,8 +233,8 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) (*queueView, *e
 		return v, h.client.Stream(v.name, name), true
 	}
 	streams, err := h.streamsOf(r.Context(), v)
-	if err != nil {
-		h.fail(w, r, http.StatusBadGateway, fmt.Errorf("archive store: %w", err))
+	if err != nil && !slices.Contains(streams, name) {
+		h.fail(w, r, http.StatusBadGateway, err)
 		return nil, nil, false
 	}
 	if !slices.Contains(streams, name) {
@@ -245,20 +245,54 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) (*queueView, *e
 }
 
 // streamsOf returns the streams shown for queue v: the configured ones,
-// then those of the queue archived in Config.Archive.
+// then those discovered in the engine (unless Queue.Fixed), then those of
+// the queue archived in Config.Archive. An error is reported with the
+// streams found so far.
 func (h *Handler) streamsOf(ctx context.Context, v *queueView) ([]string, error) {
-	if h.cfg.Archive == nil {
-		return v.streams, nil
-	}
-	refs, err := archive.Streams(ctx, h.cfg.Archive)
-	if err != nil {
-		return v.streams, err
-	}
 	out := slices.Clone(v.streams)
-	for _, ref := range refs {
-		if ref.Queue == v.name && !slices.Contains(out, ref.Stream) {
-			out = append(out, ref.Stream)
+	add := func(names []string) {
+		for _, n := range names {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
 		}
 	}
-	return out, nil
+	var errs []error
+	if !v.fixed {
+		names, err := h.client.StreamsPrefix(v.name, "").Names(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("stream discovery: %w", err))
+		}
+		add(names)
+	}
+	if h.cfg.Archive != nil {
+		refs, err := archive.Streams(ctx, h.cfg.Archive)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("archive store: %w", err))
+		}
+		for _, ref := range refs {
+			if ref.Queue == v.name {
+				add([]string{ref.Stream})
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// lanesOf returns the queue's lanes when they are shown: always with
+// Queue.Lanes, never with Queue.Fixed without it, else when the queue has
+// lanes (a job was ever enqueued, or the queue is paused), with their
+// stats.
+func (h *Handler) lanesOf(ctx context.Context, v *queueView) (*lanes.Queue, bool, error) {
+	if v.pinLanes {
+		return v.lanes, true, nil
+	}
+	if v.fixed {
+		return nil, false, nil
+	}
+	st, err := v.lanes.Stats(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	return v.lanes, st.Enqueued > 0 || st.Paused, nil
 }

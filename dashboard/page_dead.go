@@ -85,10 +85,23 @@ func (h *Handler) deadLetterPage(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "deadletter", deadLetterData{Row: streamRow{Queue: v.name, Name: s.Name()}, Letter: dl})
 }
 
-// deadReplay appends one dead letter back to its stream (form field id).
+// maxReplayAll bounds the dead letters one "Replay all" replays (oldest
+// first); the page says how many are left.
+const maxReplayAll = 1000
+
+// deadReplay appends one dead letter back to its stream (form field id),
+// or with all=yes the oldest maxReplayAll of them.
 func (h *Handler) deadReplay(w http.ResponseWriter, r *http.Request) {
 	v, s, ok := h.stream(w, r)
 	if !ok {
+		return
+	}
+	if all := r.PostFormValue("all"); all != "" || r.PostForm.Has("all") {
+		if all != "yes" || r.PostForm.Has("id") {
+			h.fail(w, r, http.StatusBadRequest, badInput("all", all, `want "yes", without id`))
+			return
+		}
+		h.deadReplayAll(w, r, v, s)
 		return
 	}
 	id, err := parseEventID("id", r.PostFormValue("id"))
@@ -103,6 +116,27 @@ func (h *Handler) deadReplay(w http.ResponseWriter, r *http.Request) {
 	}
 	h.cfg.Logger.Info("dashboard: dead letter replayed", "stream", s.Key(), "dead", id, "event", nid, "remote", r.RemoteAddr)
 	done(w, r, h.prefix(r)+"/q/"+url.PathEscape(v.name)+"/streams/"+url.PathEscape(s.Name())+"/dead", "replayed", id.String()+" as "+nid.String())
+}
+
+// deadReplayAll replays the oldest maxReplayAll dead letters, one atomic
+// step each (a letter replayed meanwhile by someone else is skipped).
+func (h *Handler) deadReplayAll(w http.ResponseWriter, r *http.Request, v *queueView, s *echomq.Stream) {
+	dl := s.DeadLetters()
+	letters, err := dl.List(r.Context(), echomq.All, &echomq.ReadOpts{Count: maxReplayAll})
+	if err != nil {
+		h.writeFailed(w, r, "replay dead letters", err)
+		return
+	}
+	n := 0
+	for _, l := range letters {
+		if _, err := dl.Replay(r.Context(), l.ID); err != nil && !errors.Is(err, echomq.ErrDeadLetterNotFound) {
+			h.writeFailed(w, r, "replay dead letters (after "+itoa(n)+" replayed)", err)
+			return
+		}
+		n++
+	}
+	h.cfg.Logger.Info("dashboard: dead letters replayed", "stream", s.Key(), "count", n, "remote", r.RemoteAddr)
+	done(w, r, h.prefix(r)+"/q/"+url.PathEscape(v.name)+"/streams/"+url.PathEscape(s.Name())+"/dead", "allreplayed", itoa(n))
 }
 
 // deadPurge deletes dead letters: the form's id fields, or every one with

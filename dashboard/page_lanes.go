@@ -40,7 +40,7 @@ func (h *Handler) lanesQueue(w http.ResponseWriter, r *http.Request) (*lanes.Que
 	if !ok {
 		return nil, false
 	}
-	if v.lanes == nil {
+	if v.fixed && !v.pinLanes {
 		h.fail(w, r, http.StatusNotFound, badInput("queue", v.name, "its lanes are not on this dashboard"))
 		return nil, false
 	}

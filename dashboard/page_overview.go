@@ -3,8 +3,10 @@ package dashboard
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/lanes"
 )
 
 // streamRow is one stream's line of the overview and the head of its page.
@@ -13,7 +15,10 @@ type streamRow struct {
 	Info        echomq.StreamInfo
 	Rate        rate
 	Dead        int64
-	Err         string
+	// Groups is the number of consumer groups, -1 when not read (only the
+	// overview reads it).
+	Groups int
+	Err    string
 }
 
 // ID names the row in the live updates.
@@ -22,9 +27,13 @@ func (s streamRow) ID() string { return s.Queue + "/" + s.Name }
 type overviewQueue struct {
 	Name        string
 	Lanes       bool
+	LaneStats   lanes.Stats
 	Projections int
 	Streams     []streamRow
-	Err         string
+	// Totals over the streams read without an error.
+	Events, Dead int64
+	Groups       int
+	Err          string
 }
 
 type overviewData struct {
@@ -32,20 +41,47 @@ type overviewData struct {
 	Archive bool
 }
 
-func (overviewData) title() (string, string) { return "Streams", "overview" }
+func (overviewData) title() (string, string) { return "Overview", "overview" }
 func (overviewData) live() string            { return "/events" }
 
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
 	d := overviewData{Archive: h.archiver != nil}
 	for _, v := range h.queues {
-		oq := overviewQueue{Name: v.name, Lanes: v.lanes != nil, Projections: len(v.projections)}
-		streams, err := h.streamsOf(r.Context(), v)
+		oq := overviewQueue{Name: v.name, Projections: len(v.projections)}
+		var errs []string
+		streams, err := h.streamsOf(ctx, v)
 		if err != nil {
-			oq.Err = "archive store: " + err.Error()
+			errs = append(errs, err.Error())
+		}
+		lq, shown, err := h.lanesOf(ctx, v)
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		if shown {
+			oq.Lanes = true
+			if oq.LaneStats, err = lq.Stats(ctx); err != nil {
+				errs = append(errs, err.Error())
+			}
 		}
 		for _, name := range streams {
-			oq.Streams = append(oq.Streams, h.streamRow(r.Context(), v.name, name))
+			row := h.streamRow(ctx, v.name, name)
+			if row.Err == "" && !row.Info.Exists {
+				row.Groups = 0 // nothing to ask the engine: a missing key is an error reply it counts
+			} else if row.Err == "" {
+				gs, err := h.client.Stream(v.name, name).Groups(ctx)
+				if err != nil {
+					row.Err = err.Error()
+				} else {
+					row.Groups = len(gs)
+					oq.Events += row.Info.Length
+					oq.Dead += row.Dead
+					oq.Groups += len(gs)
+				}
+			}
+			oq.Streams = append(oq.Streams, row)
 		}
+		oq.Err = strings.Join(errs, "; ")
 		d.Queues = append(d.Queues, oq)
 	}
 	h.render(w, r, http.StatusOK, "overview", d)
@@ -54,7 +90,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 // streamRow reads one stream's summary; a failure is shown in the row.
 func (h *Handler) streamRow(ctx context.Context, queue, name string) streamRow {
 	s := h.client.Stream(queue, name)
-	row := streamRow{Queue: queue, Name: name}
+	row := streamRow{Queue: queue, Name: name, Groups: -1}
 	var err error
 	if row.Info, err = s.Info(ctx); err == nil {
 		if row.Rate, err = h.rate(ctx, s); err == nil {

@@ -30,7 +30,7 @@ func staticHandler() http.Handler {
 // pages are the parsed templates, one set per page over the layout.
 type pages struct{ byName map[string]*template.Template }
 
-var pageNames = []string{"overview", "stream", "groups", "dead", "deadletter", "lanes", "archive", "verify", "projections", "login", "error"}
+var pageNames = []string{"overview", "stream", "groups", "dead", "deadletter", "lanes", "archive", "verify", "projections", "login", "error", "unreachable"}
 
 func loadPages() (*pages, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html")
@@ -61,6 +61,7 @@ type view struct {
 	CSRF     string
 	Events   string // the live update URL, "" for none
 	Flash    string
+	Retry    int // seconds after which the page reloads itself, 0 for never
 	Data     any
 }
 
@@ -77,6 +78,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	}
 	if l, ok := data.(interface{ live() string }); ok {
 		v.Events = l.live()
+	}
+	if rt, ok := data.(interface{ retry() int }); ok {
+		v.Retry = rt.retry()
 	}
 	var buf bytes.Buffer
 	if err := h.pages.byName[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
@@ -114,15 +118,16 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, status int, err e
 // flashes are the fixed messages a write's redirect can ask for; the
 // query carries the code and a ref that is checked to be an id or name.
 var flashes = map[string]string{
-	"replayed":   "Replayed %s.",
-	"purged":     "Purged %s dead letters.",
-	"retried":    "Retried dead job %s.",
-	"paused":     "Paused %s.",
-	"resumed":    "Resumed %s.",
-	"unchanged":  "%s was already in that state.",
-	"deadgone":   "Dead letter %s was already gone.",
-	"jobgone":    "Dead job %s was already gone.",
-	"allretried": "Retried %s dead jobs.",
+	"replayed":    "Replayed %s.",
+	"purged":      "Purged %s dead letters.",
+	"retried":     "Retried dead job %s.",
+	"paused":      "Paused %s.",
+	"resumed":     "Resumed %s.",
+	"unchanged":   "%s was already in that state.",
+	"deadgone":    "Dead letter %s was already gone.",
+	"jobgone":     "Dead job %s was already gone.",
+	"allretried":  "Retried %s dead jobs.",
+	"allreplayed": "Replayed %s dead letters, oldest first.",
 }
 
 func flash(r *http.Request) string {

@@ -18,10 +18,12 @@ type liveStream struct {
 	Err       string  `json:"err,omitempty"`
 }
 
-// liveUpdate is the data of one "stats" event.
+// liveUpdate is the data of one "stats" event. Unreachable, when set,
+// says the engine did not answer (and Streams is empty).
 type liveUpdate struct {
-	At      string       `json:"at"`
-	Streams []liveStream `json:"streams"`
+	At          string       `json:"at"`
+	Streams     []liveStream `json:"streams"`
+	Unreachable string       `json:"unreachable,omitempty"`
 }
 
 // writeTimeout bounds one write of a live update stream, so a browser that
@@ -53,15 +55,20 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	defer h.live.Add(-1)
 	type target struct{ queue, stream string }
 	var targets []target
+	found := false // the streams were listed without an error
 	q, s := r.URL.Query().Get("queue"), r.URL.Query().Get("stream")
-	for _, v := range h.queues {
-		if q != "" && v.name != q {
-			continue
-		}
-		streams, _ := h.streamsOf(r.Context(), v) // a store failure shows on the page
-		for _, name := range streams {
-			if s == "" || name == s {
-				targets = append(targets, target{v.name, name})
+	find := func() {
+		targets, found = targets[:0], true
+		for _, v := range h.queues {
+			if q != "" && v.name != q {
+				continue
+			}
+			streams, err := h.streamsOf(r.Context(), v) // a failure shows on the page
+			found = found && err == nil
+			for _, name := range streams {
+				if s == "" || name == s {
+					targets = append(targets, target{v.name, name})
+				}
 			}
 		}
 	}
@@ -78,7 +85,15 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	defer tick.Stop()
 	for {
 		u := liveUpdate{At: h.client.Now().UTC().Format(time.RFC3339)}
+		if err := h.probe(r.Context()); err != nil {
+			u.Unreachable = "The dashboard cannot reach the engine (" + err.Error() + "); the numbers on this page are from before. It keeps trying."
+		} else if !found {
+			find()
+		}
 		for _, t := range targets {
+			if u.Unreachable != "" {
+				break
+			}
 			row := h.liveRow(r.Context(), t.queue, t.stream)
 			ls := liveStream{ID: row.ID(), Length: row.Info.Length, PerMinute: row.Rate.PerMinute().String(),
 				Buckets: row.Rate.Buckets[:], Last: "—", Dead: row.Dead, Err: row.Err}

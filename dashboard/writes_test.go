@@ -44,6 +44,7 @@ func writes(b *bundle, dl echomq.DeadLetter, job echomq.ID) []struct {
 		form       url.Values
 	}{
 		{"replay", q + "/streams/orders/dead/replay", url.Values{"id": {dl.ID.String()}}},
+		{"replay all", q + "/streams/orders/dead/replay", url.Values{"all": {"yes"}}},
 		{"purge", q + "/streams/orders/dead/purge", url.Values{"id": {dl.ID.String()}}},
 		{"purge all", q + "/streams/orders/dead/purge", url.Values{"all": {"yes"}}},
 		{"retry", q + "/lanes/retry", url.Values{"id": {job.String()}}},
@@ -127,6 +128,8 @@ func TestWritesBadInput(t *testing.T) {
 		{"replay malformed id", q + "/streams/orders/dead/replay", url.Values{"id": {"EVT!"}}, 400, "want an EVT id"},
 		{"replay a job id", q + "/streams/orders/dead/replay", url.Values{"id": {job.String()}}, 400, "want an EVT id"},
 		{"replay an unknown dead letter", q + "/streams/orders/dead/replay", url.Values{"id": {dl.Origin.String()}}, 404, "not found"},
+		{"replay all=maybe", q + "/streams/orders/dead/replay", url.Values{"all": {"maybe"}}, 400, `want "yes", without id`},
+		{"replay all and id", q + "/streams/orders/dead/replay", url.Values{"all": {"yes"}, "id": {dl.ID.String()}}, 400, `want "yes", without id`},
 		{"purge nothing", q + "/streams/orders/dead/purge", url.Values{}, 400, "name at least one dead letter"},
 		{"purge all=maybe", q + "/streams/orders/dead/purge", url.Values{"all": {"maybe"}}, 400, `want "yes"`},
 		{"purge all and id", q + "/streams/orders/dead/purge", url.Values{"all": {"yes"}, "id": {dl.ID.String()}}, 400, "exclude each other"},
@@ -182,6 +185,16 @@ func TestWrites(t *testing.T) {
 	n, err := b.stream("orders").DeadLetters().Len(b.ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
+	lengthBefore, err := b.stream("orders").Info(b.ctx)
+	require.NoError(t, err)
+	p = post(q+"/streams/orders/dead/replay", url.Values{"all": {"yes"}})
+	require.Contains(t, br.get(p.header.Get("Location")).body, "Replayed 1 dead letters, oldest first.")
+	n, err = b.stream("orders").DeadLetters().Len(b.ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	lengthAfter, err := b.stream("orders").Info(b.ctx)
+	require.NoError(t, err)
+	require.Equal(t, lengthBefore.Length+1, lengthAfter.Length, "the payload is back on the stream")
 	post(q+"/streams/orders/dead/purge", url.Values{"all": {"yes"}})
 	n, err = b.stream("orders").DeadLetters().Len(b.ctx)
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -15,6 +16,9 @@ import (
 type Conn struct {
 	c  valkey.Client
 	wm *atomic.Int32 // the wait commands the engine has (durable.go); shared with pinned Conns
+	// noMemory is set once the engine refused MEMORY USAGE (the embedded
+	// engine has no such command): it is not asked again. Nil on pinned Conns.
+	noMemory *atomic.Bool
 }
 
 // Options configure [Dial].
@@ -90,7 +94,7 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if err != nil {
 		return nil, convert(err)
 	}
-	w := &Conn{c: timed{Client: c, d: o.CallTimeout}, wm: new(atomic.Int32)}
+	w := &Conn{c: timed{Client: c, d: o.CallTimeout}, wm: new(atomic.Int32), noMemory: new(atomic.Bool)}
 	if o.OnCall != nil {
 		w.c = observed{Client: w.c, on: o.OnCall}
 	}
@@ -182,14 +186,26 @@ func (w *Conn) Exists(ctx context.Context, keys ...string) (int64, error) {
 }
 
 // MemoryUsage returns MEMORY USAGE of key in bytes, false when the key is
-// absent.
+// absent or the engine does not report memory. An engine that refuses the
+// command once (an error reply: the embedded engine has none) is not asked
+// again, so its error counters do not rise with every read of a stream's
+// info.
 func (w *Conn) MemoryUsage(ctx context.Context, key string) (int64, bool, error) {
+	if w.noMemory != nil && w.noMemory.Load() {
+		return 0, false, nil
+	}
 	n, err := w.c.Do(ctx, w.c.B().MemoryUsage().Key(key).Samples(0).Build()).AsInt64()
 	if isNil(err) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, convert(err)
+		err = convert(err)
+		var se *ServerError
+		if errors.As(err, &se) && se.Prefix == "ERR" && w.noMemory != nil {
+			w.noMemory.Store(true)
+			return 0, false, nil
+		}
+		return 0, false, err
 	}
 	return n, true, nil
 }

@@ -7,6 +7,18 @@
     const msg = e.target.dataset && e.target.dataset.confirm;
     if (msg && !window.confirm(msg)) e.preventDefault();
   });
+  // On a phone every table is one card per row: each cell names its
+  // column, taken from the table's head where the template did not.
+  for (const table of document.querySelectorAll("main table")) {
+    const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+    for (const tr of table.querySelectorAll("tbody tr")) {
+      [...tr.children].forEach((cell, i) => { if (!cell.dataset.label && heads[i] && cell.colSpan === 1) cell.dataset.label = heads[i]; });
+    }
+  }
+  // A page shown while the engine is unreachable reloads itself.
+  const retry = Number(body.dataset.retry);
+  if (retry > 0) window.setTimeout(() => window.location.reload(), retry * 1000);
+  const notice = document.getElementById("engine-state");
   const url = body.dataset.events;
   const state = document.getElementById("live-state");
   const say = (s, text) => { body.dataset.live = s; if (state) { state.dataset.state = s; state.textContent = text; } };
@@ -35,12 +47,17 @@
   say("connecting", "Live updates: connecting…");
   es.addEventListener("stats", (ev) => {
     const u = JSON.parse(ev.data);
+    if (notice) {
+      notice.hidden = !u.unreachable;
+      notice.textContent = u.unreachable || "";
+    }
     for (const s of u.streams || []) {
-      set(s.id, "length", s.length);
-      set(s.id, "rate", s.per_minute);
-      set(s.id, "last", s.last);
-      set(s.id, "dead", s.dead);
-      chart(s.id, s.buckets);
+      // A row whose read failed shows no number rather than a zero.
+      set(s.id, "length", s.err ? "—" : s.length);
+      set(s.id, "rate", s.err ? "—" : s.per_minute);
+      set(s.id, "last", s.err ? "—" : s.last);
+      set(s.id, "dead", s.err ? "—" : s.dead);
+      if (!s.err) chart(s.id, s.buckets);
     }
     say("open", "Live updates: on, last at " + u.at);
   });

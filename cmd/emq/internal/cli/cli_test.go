@@ -208,3 +208,42 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// running is a command started in the background by [bundle.background].
+type running struct {
+	out  *syncBuffer
+	done chan runResult
+}
+
+// runResult is how a background command ended.
+type runResult struct {
+	stderr string
+	code   int
+}
+
+// background runs a command until ctx ends (as SIGINT ends it in a
+// process); its stdout can be read while it runs.
+func (b *bundle) background(ctx context.Context, args ...string) *running {
+	r := &running{out: &syncBuffer{}, done: make(chan runResult, 1)}
+	go func() {
+		errs, code := b.runCtx(ctx, r.out, args...)
+		r.done <- runResult{errs, code}
+	}()
+	return r
+}
+
+// lines counts the lines written so far.
+func (r *running) lines() int { return strings.Count(r.out.String(), "\n") }
+
+// wait returns how the command ended, failing the test if it has not
+// within 20s.
+func (r *running) wait(t *testing.T) runResult {
+	t.Helper()
+	select {
+	case res := <-r.done:
+		return res
+	case <-time.After(20 * time.Second):
+		t.Fatal("the command did not end")
+		return runResult{}
+	}
+}

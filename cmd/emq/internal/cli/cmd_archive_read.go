@@ -72,6 +72,15 @@ func (a *app) readMerged(ctx context.Context, cmd *cobra.Command, so *storeOpts,
 		if err != nil {
 			return err
 		}
+		if len(evs) == 0 {
+			st, err := arch.Status(ctx, a.queue, name)
+			if err != nil {
+				return err
+			}
+			if st.Generation == 0 && !st.Live.Exists {
+				return &notFoundError{what: fmt.Sprintf("stream %q in queue %q (neither archived nor live)", name, a.queue)}
+			}
+		}
 		if !a.json {
 			return writeMergedEvents(a.stdout, evs)
 		}
@@ -104,7 +113,7 @@ from its archive and its live stream as one ordered log, with no gap and no
 overlap at the seam; ARCHIVED says where each event came from. Bounds, --count
 and --reverse are those of "emq read" ("emq read --merged" is the same read).
 Only the archive segments that overlap the range are fetched. A stream neither
-archived nor live reads as empty; a missing --store directory exits 3.`,
+archived nor live, or a missing --store directory, exits 3.`,
 		Example: `  emq archive read orders
   emq archive read orders --from 2025-06-01T11:00:00Z --to 2025-06-01T12:00:00Z
   emq archive read orders --reverse -n 5 --s3 http://127.0.0.1:7070/archive`,

@@ -37,25 +37,15 @@ func TestConsumeUntilCancelled(t *testing.T) {
 	b.seed("orders", 0, 2)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	out := &syncBuffer{}
-	type result struct {
-		stderr string
-		code   int
-	}
-	done := make(chan result, 1)
-	go func() {
-		errs, code := b.runCtx(ctx, out, "consume", "orders", "g", "--start", "head", "--name", "c1", "--beat", "20ms")
-		done <- result{errs, code}
-	}()
-	lines := func() int { return strings.Count(out.String(), "\n") }
-	require.Eventually(t, func() bool { return lines() >= 3 }, 10*time.Second, 5*time.Millisecond)
+	c := b.background(ctx, "consume", "orders", "g", "--start", "head", "--name", "c1", "--beat", "20ms")
+	require.Eventually(t, func() bool { return c.lines() >= 3 }, 10*time.Second, 5*time.Millisecond)
 	b.at(10*time.Second).must("append", "orders", "late=1")
-	require.Eventually(t, func() bool { return lines() >= 4 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return c.lines() >= 4 }, 10*time.Second, 5*time.Millisecond)
 	cancel()
-	r := <-done
+	r := c.wait(t)
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	require.Empty(t, r.stderr)
-	require.Contains(t, out.String(), "late=1")
+	require.Contains(t, c.out.String(), "late=1")
 	require.Contains(t, b.must("--json", "group", "info", "orders", "g"), `"pending":0,`)
 }
 

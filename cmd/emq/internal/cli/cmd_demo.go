@@ -23,8 +23,9 @@ guesses per room) that agrees with game-settled.
 The story's ids are minted on a clock that ends now (by the engine's clock when
 the local one runs ahead) and appended with explicit ids, so it spans the last
 ten minutes. It never appends above the engine's clock: when the queue already
-holds a story from the last ten minutes, the demo refuses and names it (use
-another --queue).
+holds a story of the last ten minutes, a second run takes the next free
+queue ("emq-demo-2", …) and says so; a queue given with --queue is refused
+instead, naming when it can take a story again.
 It runs on the embedded engine unless --url or EMQ_URL names a server.`,
 		Args: argsRange(0, 0),
 		RunE: body(func(cmd *cobra.Command, _ []string) error {
@@ -40,7 +41,7 @@ It runs on the embedded engine unless --url or EMQ_URL names a server.`,
 				return err
 			}
 			d := &demo{app: a, c: c, queue: queue}
-			err = d.run(cmd.Context())
+			err = d.run(cmd.Context(), cmd.Flags().Changed("queue"))
 			if cerr := c.Close(); err == nil {
 				err = cerr
 			}
@@ -54,6 +55,7 @@ type demo struct {
 	*app
 	c     *echomq.Client
 	queue string
+	moved string // the queue the demo found taken, when it moved to the next one
 	start time.Time
 	log   []loggedEvent
 }
@@ -66,8 +68,8 @@ type loggedEvent struct {
 
 func (d *demo) stream(name string) *echomq.Stream { return d.c.Stream(d.queue, name) }
 
-func (d *demo) run(ctx context.Context) error {
-	if err := d.pickStart(ctx); err != nil {
+func (d *demo) run(ctx context.Context, explicit bool) error {
+	if err := d.pickStart(ctx, explicit); err != nil {
 		return err
 	}
 	if err := d.play(ctx); err != nil {
@@ -90,8 +92,11 @@ func (d *demo) run(ctx context.Context) error {
 // pickStart stamps the story so that it ends at the clock's second (never
 // after the engine's clock). Ids appended with AppendID must lie above
 // every stream's top, and the story must not run into the future, so a
-// queue that already holds a later story is refused.
-func (d *demo) pickStart(ctx context.Context) error {
+// queue that already holds a story of the last ten minutes cannot take
+// another: the demo's own queue then moves on to the next free one
+// ("emq-demo-2", …); a queue given with --queue is refused, naming when it
+// can take one again.
+func (d *demo) pickStart(ctx context.Context, explicit bool) error {
 	end := d.opts.Clock()
 	engine, err := d.c.EngineTime(ctx)
 	if err != nil {
@@ -101,17 +106,38 @@ func (d *demo) pickStart(ctx context.Context) error {
 		end = engine
 	}
 	d.start = end.Truncate(time.Second).Add(-storySpan).UTC()
+	base := d.queue
+	for n := 2; ; n++ {
+		top, err := d.storyTop(ctx)
+		if err != nil || top == (echomq.EntryID{}) || top.Compare(echomq.Floor(d.start)) < 0 {
+			return err
+		}
+		if explicit || n > maxDemoQueues {
+			last := top.Time()
+			return fmt.Errorf("demo: queue %q holds a story whose last event is at %s, and a story is stamped in the ten minutes before now, above every event already there: give another --queue, or run it again after %s",
+				d.queue, fmtTime(last), fmtTime(last.Add(storySpan).Truncate(time.Second).Add(time.Second)))
+		}
+		d.moved, d.queue = base, fmt.Sprintf("%s-%d", base, n)
+	}
+}
+
+// maxDemoQueues bounds the queues the demo tries ("emq-demo" … "emq-demo-20").
+const maxDemoQueues = 20
+
+// storyTop returns the newest entry id over the demo's streams in d.queue
+// (zero when none exists).
+func (d *demo) storyTop(ctx context.Context) (echomq.EntryID, error) {
+	var top echomq.EntryID
 	for _, name := range demoStreams {
 		info, err := d.stream(name).Info(ctx)
 		if err != nil {
-			return err
+			return top, err
 		}
-		if info.Exists && info.LastGenerated.Compare(echomq.Floor(d.start)) >= 0 {
-			return fmt.Errorf("demo: queue %q already holds a story up to %s; the demo never appends above the engine's clock, so give another --queue (or run it again after %s)",
-				d.queue, fmtTime(info.LastGenerated.Time()), fmtTime(info.LastGenerated.Time().Add(storySpan).Truncate(time.Second).Add(time.Second)))
+		if info.Exists && info.LastGenerated.Compare(top) > 0 {
+			top = info.LastGenerated
 		}
 	}
-	return nil
+	return top, nil
 }
 
 // play mints every id of the story on the story clock and appends the beats.
@@ -128,7 +154,7 @@ func (d *demo) play(ctx context.Context) error {
 	cast := &cast{m: m, ids: map[string]echomq.ID{}}
 	for _, b := range story {
 		now = d.start.Add(b.at)
-		f := cast.fields(b.kv)
+		f := cast.fields(b.kv, d.start)
 		id := m.NextID(echomq.BrandEvent)
 		if err := d.stream(b.stream).AppendID(ctx, id, f); err != nil {
 			return err

@@ -44,7 +44,7 @@ func TestDemoJSON(t *testing.T) {
 	for _, a := range doc.Appended {
 		streams[a.Stream]++
 	}
-	require.Equal(t, map[string]int{"room-opened": 2, "game-started": 2, "player-joined": 4, "guess-scored": 11, "game-settled": 2}, streams)
+	require.Equal(t, map[string]int{"room-opened": 2, "game-started": 2, "player-joined": 2, "guess-scored": 11, "game-settled": 2}, streams)
 	require.Len(t, doc.Window.Events, 7)
 	require.Equal(t, []string{"ada", "cy", "bo"}, []string{doc.Players[0].Name, doc.Players[1].Name, doc.Players[2].Name})
 	require.Equal(t, 2400, doc.Players[0].Total)
@@ -55,18 +55,28 @@ func TestDemoJSON(t *testing.T) {
 	}
 }
 
-// A second run on a server that keeps the first run's streams would have to
-// append above them, into the future: it is refused, names the story it
-// found and appends nothing.
+// A second run on a server that keeps the first run's streams cannot stamp
+// its story above them without running into the future: the demo's own
+// queue moves on to the next free one and says so; a queue given with
+// --queue is refused, naming when it can take a story again, and nothing
+// is appended.
 func TestDemoTwiceOnServer(t *testing.T) {
 	t.Parallel()
+	srv := echomqtest.Start(t)
 	b := setup(t)
+	b.url, b.queue = srv.URL(), ""
+	require.Contains(t, b.must("demo"), `queue "emq-demo":`)
+	second := b.must("demo")
+	require.Contains(t, second, `queue "emq-demo-2":`)
+	require.Contains(t, second, `queue "emq-demo" holds the story of an earlier run`)
+
+	b.queue = echomqtest.Queue(t)
 	b.must("demo")
 	_, stderr, code := b.run("demo")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "already holds a story")
-	info := b.must("info", "guess-scored")
-	require.Contains(t, info, "length          11")
+	require.Contains(t, stderr, "holds a story whose last event is at")
+	require.Contains(t, stderr, "give another --queue")
+	require.Contains(t, b.must("info", "guess-scored"), "length          11")
 }
 
 // The demo and its default queue leave queue "cm" (codemojex's) untouched.

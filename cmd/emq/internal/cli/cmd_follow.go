@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -57,7 +58,7 @@ interrupted. --json writes JSON Lines.`,
 			if err := set.Err(); err != nil {
 				return err
 			}
-			opts := &echomq.SetFollowOpts{From: cp, Start: echomq.StartNew}
+			opts := &echomq.SetFollowOpts{From: cp, Start: echomq.StartNew, Logger: a.followLogger()}
 			if head {
 				opts.Start = echomq.StartHead
 			}
@@ -95,6 +96,9 @@ func (a *app) followSet(ctx context.Context, set *echomq.StreamSet, opts *echomq
 	}
 	n := 0
 	for ev, err := range f.Follow(ctx) {
+		if errors.Is(err, echomq.ErrUnavailable) {
+			continue // the follower retries by itself and logs the outage and its end
+		}
 		if err != nil {
 			return err
 		}

@@ -75,7 +75,19 @@ func orDash(n *int64) string {
 }
 
 // fmtIdle prints an idle time to the millisecond, the engine's resolution.
-func fmtIdle(d time.Duration) string { return d.Round(time.Millisecond).String() }
+// fmtIdle shows an idle time; "-" for an entry handed back unstarted by a
+// stopping consumer, which the library marks idle for a year so that any
+// reclaim takes it (its idle time says nothing then).
+func fmtIdle(d time.Duration) string {
+	if d >= releasedIdle {
+		return "-"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// releasedIdle is the idle time from which an entry counts as handed back
+// (the library gives 365 days).
+const releasedIdle = 300 * 24 * time.Hour
 
 // checkGroup validates the stream, group and (when not empty) consumer
 // names before any I/O.

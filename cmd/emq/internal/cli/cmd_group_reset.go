@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -97,13 +98,23 @@ position on by itself.`,
 	return cmd
 }
 
+// fmtResetTo shows where a reset leaves the group: an entry id, or "just
+// before <ms>-0" for the predecessor of a millisecond's first entry (whose
+// sequence, 2^64-1, says nothing to a reader).
+func fmtResetTo(e echomq.EntryID) string {
+	if e.Seq == math.MaxUint64 && e.Ms < math.MaxUint64 {
+		return fmt.Sprintf("just before %d-0", e.Ms+1)
+	}
+	return e.String()
+}
+
 func writeReset(a *app, stream, group string, res echomq.ResetResult) error {
 	verb := "moved"
 	if res.DryRun {
 		verb = "would move"
 	}
 	if _, err := fmt.Fprintf(a.stdout, "group %q of stream %q %s from %s to %s: %d entries delivered again, %d skipped\n",
-		group, stream, verb, res.From, res.To, res.Redeliver, res.Skip); err != nil {
+		group, stream, verb, res.From, fmtResetTo(res.To), res.Redeliver, res.Skip); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(res.Pending))

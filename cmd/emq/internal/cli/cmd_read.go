@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -45,8 +46,26 @@ func (a *app) readRange(ctx context.Context, name string, r echomq.Range, o read
 		if err != nil {
 			return err
 		}
+		if len(evs) == 0 {
+			if err := mustExist(ctx, s); err != nil {
+				return err
+			}
+		}
 		return a.printEvents(s, r, evs)
 	})
+}
+
+// mustExist answers a read that found nothing: a stream that does not
+// exist is not found (exit 3), as info says; an existing one read empty.
+func mustExist(ctx context.Context, s *echomq.Stream) error {
+	info, err := s.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if !info.Exists {
+		return &notFoundError{what: fmt.Sprintf("stream %q in queue %q", s.Name(), s.Queue())}
+	}
+	return nil
 }
 
 func (a *app) printEvents(s *echomq.Stream, r echomq.Range, evs []echomq.Event) error {
@@ -77,7 +96,8 @@ func (a *app) readCommand() *cobra.Command {
 A bound is "-" (the start) or "+" (the end), an entry id "<ms>-<seq>" or "<ms>",
 an EVT id (its entry), or a time (whole milliseconds: a lower bound starts at
 the first id of its millisecond, an upper bound ends at the last). Prefix "("
-to exclude the bound. A missing stream reads as empty.
+to exclude the bound. A stream that does not exist exits 3 (not found); an
+existing stream with nothing in the range prints an empty table.
 
 --merged reads the stream's archive (--store or --s3, as "emq archive") and
 its live tail as one log, with an ARCHIVED column: "emq archive read".`,

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // seed appends n events to stream, one a second from base+from, and returns
@@ -33,9 +36,60 @@ func TestReadGolden(t *testing.T) {
 	b.note("count and reverse")
 	b.step("read", "orders", "-n", "2")
 	b.step("read", "orders", "--reverse", "-n", "2")
-	b.note("a missing stream reads as empty")
+	b.note("a missing stream is not found (exit 3); an existing one with nothing in the range is an empty table")
 	b.step("--json", "read", "missing")
+	b.step("--json", "read", "orders", "--from", "2030-01-01")
 	b.golden("read")
+}
+
+// TestMissingStreamExitCodes: every read of a stream that does not exist
+// exits 3 (as info does), while an existing stream read empty exits 0.
+func TestMissingStreamExitCodes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.seed("orders", 0, 1)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"read", "missing"}, ExitNotFound},
+		{[]string{"window", "missing", "-1h", "now"}, ExitNotFound},
+		{[]string{"since", "missing", "-1h"}, ExitNotFound},
+		{[]string{"tail", "missing"}, ExitNotFound},
+		{[]string{"tail", "missing", "--from", "-"}, ExitNotFound},
+		{[]string{"info", "missing"}, ExitNotFound},
+		{[]string{"--json", "read", "missing"}, ExitNotFound},
+		{[]string{"read", "orders", "--from", "2030-01-01"}, ExitOK},
+		{[]string{"window", "orders", "2030-01-01", "2030-01-02"}, ExitOK},
+		{[]string{"tail", "orders", "-n", "0"}, ExitOK},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			out, stderr, code := b.run(tc.args...)
+			require.Equal(t, tc.code, code, stderr)
+			if tc.code == ExitNotFound {
+				require.Empty(t, out)
+				require.Contains(t, stderr, `stream "missing" in queue "`+b.queue+`" not found`)
+			}
+		})
+	}
+}
+
+// A following tail of a stream that does not exist yet says so and prints
+// the stream's first event when it comes.
+func TestTailFollowWaitsForMissingStream(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	c := b.background(ctx, "tail", "later", "-f")
+	require.Eventually(t, func() bool { return strings.Contains(c.out.String(), "FIELDS") }, 20*time.Second, 10*time.Millisecond)
+	b.must("append", "later", "first=1")
+	require.Eventually(t, func() bool { return strings.Contains(c.out.String(), "first=1") }, 20*time.Second, 10*time.Millisecond)
+	cancel()
+	r := c.wait(t)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	require.Contains(t, r.stderr, `stream "later" in queue "`+b.queue+`" does not exist yet; waiting for its first event`)
 }
 
 func TestWindowGolden(t *testing.T) {

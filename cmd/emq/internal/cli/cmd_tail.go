@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -21,6 +24,12 @@ func (a *app) tailCommand() *cobra.Command {
 		Long: `Print the newest --count events of STREAM (oldest first), or every event from
 --from on; with --follow keep printing events as they are appended, without a
 gap, until interrupted (Ctrl-C ends it with exit 0).
+
+Without --follow a stream that does not exist exits 3 (not found); with it,
+tail says so on stderr and waits for the stream's first event. A following
+tail rides out engine outages: it says on stderr when the engine stops
+answering and when it is back, and goes on from the last event it printed,
+none skipped or repeated.
 
 With --json and --follow the output is JSON Lines: one event object per line.`,
 		Example: `  emq tail orders
@@ -78,6 +87,11 @@ func (a *app) tail(ctx context.Context, s *echomq.Stream, from echomq.Bound, n i
 		head = evs
 	}
 	if !follow {
+		if len(head) == 0 {
+			if err := mustExist(ctx, s); err != nil {
+				return err
+			}
+		}
 		return a.printEvents(s, echomq.Range{From: from}, head)
 	}
 	// Follow from just after what is printed, so nothing appended meanwhile
@@ -109,7 +123,15 @@ func (a *app) tail(ctx context.Context, s *echomq.Stream, from echomq.Bound, n i
 			return err
 		}
 	}
-	for ev, err := range s.Follow(ctx, &echomq.FollowOpts{From: from}) {
+	if len(head) == 0 {
+		if info, err := s.Info(ctx); err == nil && !info.Exists {
+			fmt.Fprintf(a.stderr, "emq: stream %q in queue %q does not exist yet; waiting for its first event\n", s.Name(), s.Queue())
+		}
+	}
+	for ev, err := range s.Follow(ctx, &echomq.FollowOpts{From: from, Logger: a.followLogger()}) {
+		if errors.Is(err, echomq.ErrUnavailable) {
+			continue // the follower retries by itself and logs the outage and its end
+		}
 		if err != nil {
 			return err
 		}
@@ -127,4 +149,10 @@ func (a *app) eventPrinter() (func(echomq.Event) error, error) {
 		return func(ev echomq.Event) error { return writeJSON(a.stdout, toEventDoc(ev)) }, nil
 	}
 	return func(ev echomq.Event) error { return writeEventRow(a.stdout, ev) }, writeEventHeader(a.stdout)
+}
+
+// followLogger is the logger of a follower: the outage and recovery lines
+// ("engine unavailable; retrying", "engine back") on stderr.
+func (a *app) followLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }

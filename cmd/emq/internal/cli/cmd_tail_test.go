@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,29 +37,19 @@ func TestTailFollowGolden(t *testing.T) {
 			b.seed("orders", 0, 2)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			out := &syncBuffer{}
-			type result struct {
-				stderr string
-				code   int
-			}
-			done := make(chan result, 1)
-			go func() {
-				errs, code := b.runCtx(ctx, out, tc.args...)
-				done <- result{errs, code}
-			}()
-			lines := func() int { return strings.Count(out.String(), "\n") }
+			c := b.background(ctx, tc.args...)
 			// The follower prints what it has, then waits; appends made after
 			// that must show up, and nothing else.
 			head := map[string]int{"text": 2, "json": 1, "from": 2, "new_only": 1}[tc.name]
-			require.Eventually(t, func() bool { return lines() >= head }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return c.lines() >= head }, 10*time.Second, 5*time.Millisecond)
 			for i, at := range []time.Duration{10 * time.Second, 11 * time.Second} {
 				b.at(at).must("append", "orders", "late="+string(rune('1'+i)))
 			}
-			require.Eventually(t, func() bool { return lines() >= head+2 }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool { return c.lines() >= head+2 }, 10*time.Second, 5*time.Millisecond)
 			cancel()
-			r := <-done
+			r := c.wait(t)
 			require.Equal(t, ExitOK, r.code, r.stderr)
-			b.record(tc.args, out.String(), r.stderr, r.code)
+			b.record(tc.args, c.out.String(), r.stderr, r.code)
 			b.golden("tail_follow_" + tc.name)
 		})
 	}

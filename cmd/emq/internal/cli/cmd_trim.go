@@ -85,6 +85,11 @@ watermark: events that were never archived and are now gone for good.`,
 				if _, err = fmt.Fprintf(a.stdout, "removed %d event%s (%s)\n", n, plural(int(n)), spec); err != nil {
 					return err
 				}
+				if n == 0 && !exact {
+					// An approximate trim removes whole nodes of the engine's
+					// stream only: a short excess stays until it fills one.
+					fmt.Fprintln(a.stderr, "emq: an approximate trim removes only whole blocks of old events (the engine's stream nodes, about 100 each); add --exact to trim to the event")
+				}
 				if force && (r.Unarchived > 0 || !r.Watermark.IsZero()) {
 					w := "none"
 					if !r.Watermark.IsZero() {

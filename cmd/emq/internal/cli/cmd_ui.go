@@ -11,25 +11,27 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/dashboard"
-	"github.com/echomq/echomq/lanes"
-	emqprom "github.com/echomq/echomq/prometheus"
 )
 
 // uiOpts are the flags of ui.
 type uiOpts struct {
 	addr, token, prefix string
 	readOnly, lanes     bool
+	fixed               bool
 	streams, projs      []string
 	policies            []string
 	store               storeOpts
 }
+
+// defaultUIAddr is where ui listens without --addr: loopback only, and not
+// codemojex's 127.0.0.1:8080, so the game and the dashboard run side by side.
+const defaultUIAddr = "127.0.0.1:7070"
 
 // uiShutdownGrace bounds how long ui waits for requests in flight when it
 // is interrupted.
@@ -37,21 +39,33 @@ const uiShutdownGrace = 5 * time.Second
 
 const uiLong = `Serve the web dashboard of --queue and Prometheus metrics at /metrics.
 
-The dashboard shows the --stream streams (length, rate, first and last events,
-a time-window browser), their consumer groups (consumers, pending, lag, idle,
-the oldest pending entries) and dead letters, the queue's lanes (--lanes), the
-archive (--store DIR or --s3 URL: the stream browser then reads archive and
-live tail as one log; archived streams are shown without --stream) and the
-checkpoints of live projections (--projection). It updates live.
+It opens on an overview of the queue: its streams (length, rate, last event,
+groups, dead letters) with totals, and its lanes. Each stream has a page (first
+and last events, memory, a time-window browser), its consumer groups (consumers,
+pending, lag, idle, the oldest pending entries) and dead letters (inspect,
+replay, replay all, purge). There are pages for the lanes, the archive (--store
+DIR or --s3 URL: the stream browser then reads archive and live tail as one
+log) and the checkpoints of live projections (--projection). It updates live;
+while the engine is unreachable every page says so and retries by itself.
 
-Writes (replay and purge dead letters, retry dead jobs, pause and resume
-lanes) need a sign-in with the token: --token, or $EMQ_UI_TOKEN (at least 16
-bytes; prefer the variable, a flag shows in the process list). Without a
-token, or with --read-only, nothing can be written. Every write is a POST
-with a CSRF token. /metrics needs no sign-in.
+With a token (--token, or $EMQ_UI_TOKEN: at least 16 bytes; prefer the
+variable, a flag shows in the process list) every page needs a sign-in with
+it, reads as well as writes (replay and purge dead letters, retry dead jobs,
+pause and resume lanes). Without a token the pages are open to anyone who
+reaches the address and nothing can be written; --read-only turns writes off
+even with a token. Every write is a POST with a CSRF token. /metrics needs
+no sign-in.
+
+The dashboard finds the queue's streams itself (a SCAN of the queue's keys on
+the node that holds them, at every overview; /metrics does the same at every
+scrape) and shows the lanes when the queue has any. --stream pins streams to
+show first, even before they exist; --fixed shows only the --stream streams
+and the lanes only with --lanes (no SCAN: for a node with millions of keys).
 
 It prints where it listens and whether writes are on, and serves until
-interrupted (Ctrl-C: exit 0). The default address is loopback only.`
+interrupted (Ctrl-C: exit 0). The default address, 127.0.0.1:7070, is
+loopback only and differs from codemojex's 127.0.0.1:8080, so both can run
+side by side.`
 
 func (a *app) uiCommand() *cobra.Command {
 	var o uiOpts
@@ -59,8 +73,9 @@ func (a *app) uiCommand() *cobra.Command {
 		Use:   "ui",
 		Short: "Serve the web dashboard and /metrics",
 		Long:  uiLong,
-		Example: `  EMQ_UI_TOKEN=$(openssl rand -hex 16) emq ui -q cm --stream guess-scored --stream room-opened --lanes
-  emq ui -q cm --stream guess-scored --read-only --addr :8080
+		Example: `  EMQ_UI_TOKEN=$(openssl rand -hex 16) emq ui -q cm
+  emq ui -q cm --stream guess-scored --stream room-opened --lanes
+  emq ui -q cm --read-only --addr 127.0.0.1:9090
   emq ui -q cm --store ./emq-archive --policy "guess-scored maxlen 10000"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,12 +90,13 @@ func (a *app) uiCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; :0 picks a free port)")
-	f.StringVar(&o.token, "token", "", "sign-in token for writes (default $EMQ_UI_TOKEN; none: read-only)")
+	f.StringVar(&o.addr, "addr", defaultUIAddr, "address to listen on (host:port; :0 picks a free port)")
+	f.StringVar(&o.token, "token", "", "sign-in token of every page and write (default $EMQ_UI_TOKEN; none: open pages, no writes)")
 	f.BoolVar(&o.readOnly, "read-only", false, "serve no write at all, even to a signed-in operator")
-	f.StringArrayVar(&o.streams, "stream", nil, "a stream of --queue to show (repeat for more)")
+	f.StringArrayVar(&o.streams, "stream", nil, "a stream of --queue to show first, even before it exists (repeat for more)")
 	f.StringArrayVar(&o.projs, "projection", nil, "a live projection of --queue whose checkpoint to show (repeat for more)")
-	f.BoolVar(&o.lanes, "lanes", false, "show the lanes job queue of --queue")
+	f.BoolVar(&o.lanes, "lanes", false, "always show the lanes job queue of --queue (default: when it has any)")
+	f.BoolVar(&o.fixed, "fixed", false, "show only the --stream streams (and the lanes only with --lanes): no discovery")
 	f.StringArrayVar(&o.policies, "policy", nil, `archive policy "STREAM RULE" ("orders maxlen 1000"), for the archive lag (repeat for more)`)
 	f.StringVar(&o.prefix, "prefix", "", `serve the dashboard under this path ("/ops"); /metrics stays at the root`)
 	o.store.register(f)
@@ -107,7 +123,7 @@ func (a *app) uiConfig(cmd *cobra.Command, o *uiOpts) (dashboard.Config, error) 
 	if _, _, err := net.SplitHostPort(o.addr); err != nil {
 		return cfg, usagef("invalid --addr %q: want host:port", o.addr)
 	}
-	q := dashboard.Queue{Name: a.queue, Lanes: o.lanes}
+	q := dashboard.Queue{Name: a.queue, Lanes: o.lanes, Fixed: o.fixed}
 	for _, s := range o.streams {
 		if err := a.checkStream(s); err != nil {
 			return cfg, usagef("invalid --stream: %v", err)
@@ -125,6 +141,9 @@ func (a *app) uiConfig(cmd *cobra.Command, o *uiOpts) (dashboard.Config, error) 
 	}
 	cfg.Queues = []dashboard.Queue{q}
 	archived := cmd.Flags().Changed("store") || cmd.Flags().Changed("s3")
+	if o.fixed && len(o.streams) == 0 && !o.lanes && !archived {
+		return cfg, usagef("--fixed shows only what is named: give --stream (or --lanes, --store)")
+	}
 	if len(o.policies) > 0 && !archived {
 		return cfg, usagef("--policy needs an archive: --store DIR or --s3 URL")
 	}
@@ -159,7 +178,7 @@ func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, c *echomq.Client,
 		return err
 	}
 	reg := prometheus.NewRegistry()
-	if err := registerMetrics(reg, c, cfg); err != nil {
+	if err := registerMetrics(reg, c, cfg.Queues); err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
@@ -171,7 +190,7 @@ func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, c *echomq.Client,
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot listen on %s (give another address with --addr): %w", o.addr, err)
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
@@ -207,34 +226,4 @@ func writesState(h *dashboard.Handler, cfg dashboard.Config) string {
 	default:
 		return "off (no token: set $EMQ_UI_TOKEN or --token)"
 	}
-}
-
-// registerMetrics fills the registry /metrics serves: the Go runtime's
-// and the process's collectors, and EchoMQ's engine gauges of what the
-// dashboard shows (emqprom.Collector: each stream's length, memory, dead
-// letters and groups with their lag; the lanes queue's jobs), read at
-// scrape time.
-func registerMetrics(reg *prometheus.Registry, c *echomq.Client, cfg dashboard.Config) error {
-	ccfg := emqprom.CollectorConfig{Client: c}
-	for _, q := range cfg.Queues {
-		for _, s := range q.Streams {
-			ccfg.Streams = append(ccfg.Streams, emqprom.StreamRef{Queue: q.Name, Stream: s})
-		}
-		if q.Lanes {
-			lq, err := lanes.New(c, q.Name, nil)
-			if err != nil {
-				return err
-			}
-			ccfg.Lanes = append(ccfg.Lanes, lq)
-		}
-	}
-	col, err := emqprom.NewCollector(ccfg)
-	if err != nil {
-		return err
-	}
-	return errors.Join(
-		reg.Register(collectors.NewGoCollector()),
-		reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})),
-		emqprom.Register(reg, nil, col),
-	)
 }

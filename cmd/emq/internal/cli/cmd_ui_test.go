@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -134,5 +135,43 @@ func TestUIBadArguments(t *testing.T) {
 		{"bad policy", []string{"ui", "--store", dir, "--policy", "orders maxlen x"}},
 		{"store and s3", []string{"ui", "--store", dir, "--s3", "http://127.0.0.1:1/b"}},
 		{"an argument", []string{"ui", "extra"}},
+		{"fixed with nothing named", []string{"ui", "--fixed"}},
 	})
+}
+
+// TestUIDiscovers: without --stream the dashboard and /metrics show the
+// queue's streams and its lanes, found in the engine; the default address
+// is not codemojex's.
+func TestUIDiscovers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.must("append", "orders", "customer=ada")
+	b.must("lanes", "enqueue", "PLR-ada", `{}`)
+	base, _ := startUI(t, b)
+	c := noFollow(t)
+	code, body := fetch(t, c, http.MethodGet, base+"/", nil)
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, `/streams/orders">orders</a>`)
+	require.Contains(t, body, "Lanes of "+b.queue)
+	b.must("append", "refunds", "n=1")
+	_, body = fetch(t, c, http.MethodGet, base+"/metrics", nil)
+	require.Contains(t, body, `echomq_stream_length{queue="`+b.queue+`",stream="orders"} 1`+"\n")
+	require.Contains(t, body, `echomq_stream_length{queue="`+b.queue+`",stream="refunds"} 1`+"\n", "found at the scrape")
+	require.Contains(t, body, `echomq_lanes_jobs{queue="`+b.queue+`",state="waiting"} 1`+"\n")
+	help := b.must("ui", "--help")
+	require.Regexp(t, `--addr string +address to listen on \(host:port; :0 picks a free port\) \(default "127\.0\.0\.1:7070"\)`, help)
+}
+
+// TestUIAddressTaken: an address in use is a runtime error that names
+// --addr.
+func TestUIAddressTaken(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	b := setup(t)
+	_, stderr, code := b.run("ui", "--addr", ln.Addr().String())
+	require.Equal(t, ExitError, code, stderr)
+	require.Contains(t, stderr, "cannot listen on "+ln.Addr().String()+" (give another address with --addr)")
+	require.Contains(t, stderr, "address already in use")
 }

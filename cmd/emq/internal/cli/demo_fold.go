@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 	"strconv"
 
@@ -44,7 +45,7 @@ type folded struct {
 
 // fold reads the story's span of each stream and folds the reads: points per
 // player and guesses per room from guess-scored, with names from
-// player-joined and room-opened, checked against game-settled.
+// game-started, player-joined and room-opened, checked against game-settled.
 func (d *demo) fold(ctx context.Context) (folded, error) {
 	span := echomq.Window(d.start, d.start.Add(storySpan))
 	reads := map[string][]echomq.Event{}
@@ -64,8 +65,10 @@ func (d *demo) fold(ctx context.Context) (folded, error) {
 		roomAt[room] = len(rooms)
 		rooms = append(rooms, roomTally{Room: room, Name: names[room]})
 	}
-	for _, ev := range reads[streamPlayerJoined] {
-		names[ev.Fields.Value("player")] = ev.Fields.Value("name")
+	for _, name := range []string{streamGameStarted, streamPlayerJoined} { // the first join starts the game
+		for _, ev := range reads[name] {
+			names[ev.Fields.Value("player")] = ev.Fields.Value("name")
+		}
 	}
 	players := map[string]*playerTally{}
 	best := map[[2]string]int{} // (game, player) → best points
@@ -102,8 +105,16 @@ func (d *demo) fold(ctx context.Context) (folded, error) {
 	})
 	f.rooms = rooms
 	for _, ev := range reads[streamGameSettled] {
-		game, winner := ev.Fields.Value("game"), ev.Fields.Value("winner")
-		pts, _ := strconv.Atoi(ev.Fields.Value("points"))
+		game := ev.Fields.Value("game")
+		var winners []struct {
+			Player string `json:"player"`
+		}
+		_ = json.Unmarshal([]byte(ev.Fields.Value("winners")), &winners) // a bad value names no winner: "NO"
+		winner := ""
+		if len(winners) > 0 {
+			winner = winners[0].Player
+		}
+		pts, _ := strconv.Atoi(ev.Fields.Value("best"))
 		top := 0
 		for k, v := range best {
 			if k[0] == game {
@@ -111,7 +122,7 @@ func (d *demo) fold(ctx context.Context) (folded, error) {
 			}
 		}
 		f.settled = append(f.settled, settlement{Game: game, Room: ev.Fields.Value("room"), Winner: winner,
-			Name: names[winner], Points: pts, Agrees: best[[2]string{game, winner}] == pts && pts == top})
+			Name: names[winner], Points: pts, Agrees: winner != "" && best[[2]string{game, winner}] == pts && pts == top})
 	}
 	return f, nil
 }

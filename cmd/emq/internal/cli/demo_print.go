@@ -45,7 +45,11 @@ func (d *demo) writeJSON(window []echomq.Event, f folded) error {
 
 func (d *demo) writeText(window []echomq.Event, f folded) error {
 	w := d.stdout
-	fmt.Fprintf(w, "emq demo: a codemojex story in queue %q: two rooms, two games, three players.\n\n", d.queue)
+	fmt.Fprintf(w, "emq demo: a codemojex story in queue %q: two rooms, two games, three players.\n", d.queue)
+	if d.moved != "" {
+		fmt.Fprintf(w, "(queue %q holds the story of an earlier run of the last ten minutes.)\n", d.moved)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprint(w, `1. Append. Each domain event goes to the stream named for its type, and the
    first append creates the stream. Ids are minted on a story clock and
    appended as given (AppendID), so the story spans ten minutes of mint
@@ -72,7 +76,7 @@ func (d *demo) writeText(window []echomq.Event, f folded) error {
 
 	fmt.Fprint(w, `
 3. Fold. One read of guess-scored, folded in one pass into points per player
-   (names from player-joined) ...
+   (names from game-started and player-joined) ...
 
 `)
 	tw = table(w)

@@ -26,7 +26,8 @@
 // decided before any I/O (unknown command or flag, wrong argument count, a
 // malformed name, id, bound, time, field or count): exactly one line
 // "emq: <message>" on stderr; [ExitNotFound] (3) the thing asked about does
-// not exist (info on a missing stream).
+// not exist (read, window, since, tail or info of a missing stream, a
+// missing group, dead letter or job).
 //
 // # Engines
 //

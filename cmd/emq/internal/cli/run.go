@@ -72,6 +72,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	args = relativeArgs(args) // never nil: cobra reads os.Args when given nil
 	a := &app{opts: opts.withDefaults(), stdin: stdin, stdout: stdout, stderr: stderr, node: -1}
 	root := a.rootCommand()
+	plainBools(root)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
