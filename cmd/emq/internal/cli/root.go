@@ -31,6 +31,9 @@ type app struct {
 	node  int // -1: not given
 	// interop is --interop (or EMQ_INTEROP): the version fence.
 	interop bool
+	// allowEviction connects to an engine that evicts (info --engine
+	// reports such an engine instead of failing on it).
+	allowEviction bool
 }
 
 // nodeFlag is --node: an int whose unset value (-1) prints as "", so the
@@ -198,6 +201,9 @@ func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, er
 		NodeID:     a.nodeID(),
 		Interop:    a.interop,
 		Clock:      a.opts.Clock,
+		// One-shot commands need no engine watcher.
+		EngineCheckInterval: -1,
+		AllowEviction:       a.allowEviction,
 		ClientName: "emq",
 		Notice:     notice,
 		Logger:     slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
