@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,8 @@ import (
 func TestMemoryTrialNoEviction(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t, "--maxmemory", "8mb", "--maxmemory-policy", "noeviction")
-	c := connect(t, echomq.Config{URL: srv.URL(), EngineCheckInterval: 20 * time.Millisecond})
+	trims := &archiveTrims{}
+	c := connect(t, echomq.Config{URL: srv.URL(), EngineCheckInterval: 20 * time.Millisecond, Hooks: []echomq.Hook{trims}})
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "s")
 
@@ -63,6 +65,7 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 	var receipts []echomq.ID
 	minHeadroom := h0
 	var fullErr error
+	halfway := false
 	deadline := time.Now().Add(60 * time.Second)
 	for fullErr == nil {
 		require.True(t, time.Now().Before(deadline), "the engine never filled")
@@ -75,6 +78,16 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 		if h, _ := c.Engine().Headroom(); h < minHeadroom {
 			minHeadroom = h
 		}
+		if len(receipts) >= 3000 && !halfway {
+			// Halfway (3 MB in): the watcher's reading shows the fall
+			// before any error.
+			halfway = true
+			require.Eventually(t, func() bool {
+				h, _ := c.Engine().Headroom()
+				minHeadroom = min(minHeadroom, h)
+				return h < h0-2<<20
+			}, 30*time.Second, 10*time.Millisecond, "the headroom falls as the engine fills")
+		}
 		if err != nil {
 			require.ErrorIs(t, err, echomq.ErrEngineFull, "the only failure is the typed one")
 			require.NotErrorIs(t, err, echomq.ErrUnavailable)
@@ -84,20 +97,33 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 	var full *echomq.EngineFullError
 	require.ErrorAs(t, fullErr, &full)
 	require.Contains(t, fullErr.Error(), "archiving, trimming or acknowledging frees memory")
-	require.Less(t, minHeadroom, h0/2, "the headroom read by the watcher fell before the error")
-	t.Logf("%d receipts before the engine was full; headroom %d -> %d", len(receipts), h0, minHeadroom)
+	require.Less(t, minHeadroom, h0-2<<20, "the headroom read by the watcher fell before the error")
+	require.True(t, halfway)
+	t.Logf("%d receipts before the engine was full; headroom %d -> %d; archive trims so far %d", len(receipts), h0, minHeadroom, trims.removed.Load())
 
-	// The archive's cycle trims; appends succeed again.
-	var after echomq.ID
+	// The archive's cycle trims; appends succeed again: a megabyte more,
+	// which acknowledgements alone could not make room for.
+	require.Eventually(t, func() bool { return trims.removed.Load() > 1000 }, 60*time.Second, 20*time.Millisecond,
+		"the archiver trims the full engine")
+	more := 0
 	require.Eventually(t, func() bool {
-		id, err := s.Append(ctx, echomq.F("p", "after"))
-		if err != nil {
-			require.ErrorIs(t, err, echomq.ErrEngineFull)
-			return false
+		for more < 1000 {
+			ids, err := s.AppendBatch(ctx, batch)
+			for _, id := range ids {
+				if !id.IsZero() {
+					receipts = append(receipts, id)
+					more++
+				}
+			}
+			if err != nil {
+				require.ErrorIs(t, err, echomq.ErrEngineFull)
+				return false
+			}
 		}
-		after = id
 		return true
 	}, 60*time.Second, 100*time.Millisecond, "appends succeed after the archive trims")
+	after, err := s.Append(ctx, echomq.F("p", "after"))
+	require.NoError(t, err)
 	receipts = append(receipts, after)
 
 	// The consumer kept going: it handles what was appended after.
@@ -123,6 +149,15 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 		}
 	}
 	require.Zero(t, lost, "acknowledged events lost, of "+strconv.Itoa(len(receipts)))
+}
+
+// archiveTrims counts the entries the archiver's trims removed.
+type archiveTrims struct{ removed atomic.Int64 }
+
+func (a *archiveTrims) OnTrim(_ context.Context, t echomq.TrimInfo) {
+	if t.By == echomq.TrimByArchive && t.Err == nil {
+		a.removed.Add(t.Removed)
+	}
 }
 
 // TestFullEngineVerbs: on a full engine the verbs that free memory run
