@@ -3,6 +3,8 @@ package echomq
 import (
 	"context"
 	"time"
+
+	"github.com/echomq/echomq/internal/wire"
 )
 
 // growthReadings is how many of the watcher's readings the growth estimate
@@ -21,6 +23,13 @@ func (c *Client) probeEngine(ctx context.Context) error {
 		return err
 	}
 	c.eclock.observe(sent, c.eclock.since(), p.TimeUs)
+	// An engine that is loading or busy refuses the probes for now, not
+	// for this user: that is an outage, not a verdict.
+	for _, err := range []error{p.InfoErr, p.ScriptErr} {
+		if err != nil && wire.Transient(err) {
+			return err
+		}
+	}
 	now := time.Now()
 	e := Engine{Name: EngineEmbedded, Policy: PolicyNoEviction, Checked: true, At: now}
 	switch {
