@@ -197,16 +197,14 @@ func (a *app) nodeID() *int {
 // connect opens the engine. notice receives the embedded-engine notice.
 func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, error) {
 	return echomq.Connect(ctx, echomq.Config{
-		URL:     embedded.Or(a.url),
-		NodeID:  a.nodeID(),
-		Interop: a.interop,
-		Clock:   a.opts.Clock,
-		// One-shot commands need no engine watcher.
-		EngineCheckInterval: -1,
-		AllowEviction:       a.allowEviction,
-		ClientName:          "emq",
-		Notice:              notice,
-		Logger:              slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		URL:           embedded.Or(a.url),
+		NodeID:        a.nodeID(),
+		Interop:       a.interop,
+		Clock:         a.opts.Clock,
+		AllowEviction: a.allowEviction,
+		ClientName:    "emq",
+		Notice:        notice,
+		Logger:        slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 }
 
