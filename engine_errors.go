@@ -57,8 +57,10 @@ func (e *EvictionError) Is(target error) bool { return target == ErrEvictingEngi
 // ScriptVerbs names what needs the engine's scripts (EVALSHA and EVAL):
 // nearly everything that writes. A user whose ACL denies them (-@scripting,
 // or an engine built without Lua) is refused at [Connect] with a
-// [*ScriptsError].
-var ScriptVerbs = []string{
+// [*ScriptsError] that lists them.
+func ScriptVerbs() []string { return append([]string(nil), scriptVerbs...) }
+
+var scriptVerbs = []string{
 	"Stream.Append, AppendWith, AppendBatch (id arbitration, idempotency keys)",
 	"Client.Update (transactions)",
 	"Consumer and StreamSet consumers (dead letters, hand-back at stop)",
@@ -81,7 +83,7 @@ type ScriptsError struct {
 
 func (e *ScriptsError) Error() string {
 	return "echomq: scripts denied: the engine refused EVALSHA (" + trimPrefix(e.Err.Error()) + "); EchoMQ needs " +
-		"EVALSHA and EVAL (ACL: +evalsha +eval, or +@scripting) for: " + strings.Join(ScriptVerbs, "; ")
+		"EVALSHA and EVAL (ACL: +evalsha +eval, or +@scripting) for: " + strings.Join(scriptVerbs, "; ")
 }
 
 // Is makes errors.Is(err, ErrScriptsDenied) true.

@@ -124,6 +124,9 @@ func TestScriptsDenied(t *testing.T) {
 	for _, verb := range []string{"Stream.Append", "Client.Update", "Consumer", "Stream.Trim", "package lanes"} {
 		require.Contains(t, err.Error(), verb)
 	}
+	for _, verbs := range echomq.ScriptVerbs() {
+		require.Contains(t, err.Error(), verbs)
+	}
 
 	var logs syncBuffer
 	c = connect(t, echomq.Config{URL: url("noinfo"), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
