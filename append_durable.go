@@ -122,7 +122,7 @@ func (s *Stream) appendDurable(ctx context.Context, records []Fields, opts *Appe
 	ids := make([]ID, len(records))
 	for i := range ids {
 		var err error
-		if ids[i], err = c.mint(BrandEvent); err != nil {
+		if ids[i], err = c.mint(ctx, s.queue, BrandEvent); err != nil {
 			return nil, err
 		}
 	}

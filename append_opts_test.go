@@ -131,7 +131,7 @@ func TestAppendOptionsRefused(t *testing.T) {
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	s := c.Stream(echomqtest.Queue(t), "opts")
 	job := echomq.MustID(echomq.BrandJob, 1)
-	evt := c.Minter().NextID(echomq.BrandEvent)
+	evt := mint(t, c, s.Queue(), echomq.BrandEvent)
 	for _, tc := range []struct {
 		name string
 		opts echomq.AppendOpts

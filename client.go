@@ -12,7 +12,6 @@ import (
 
 	"github.com/echomq/echomq/internal/engines"
 	"github.com/echomq/echomq/internal/keyspace"
-	"github.com/echomq/echomq/internal/nodelease"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -22,13 +21,18 @@ import (
 type Client struct {
 	cfg      Config
 	conn     *wire.Conn
-	minter   *Minter
 	embedded *engines.Engine
-	lease    *nodelease.Lease
 	eclock   *engineClock
-	astats   appendCounters
-	hooks    hookSet
-	engine   atomic.Pointer[Engine]
+
+	// fixed is the one minter of every queue when Config.NodeID is set;
+	// otherwise mints holds a *queueMint per queue, made (and its node id
+	// leased) under mintMu on the queue's first use.
+	fixed  *queueMint
+	mints  sync.Map
+	mintMu sync.Mutex
+	astats appendCounters
+	hooks  hookSet
+	engine atomic.Pointer[Engine]
 
 	// watchStop stops the engine watcher and watchDone is closed when it
 	// returned; both nil when none runs.
@@ -119,19 +123,14 @@ func (c *Client) start(ctx context.Context) error {
 	}
 	if c.cfg.NodeID != nil {
 		m, err := NewMinter(*c.cfg.NodeID, c.cfg.Clock)
-		c.minter = m
-		return err
+		if err != nil {
+			return err
+		}
+		c.fixed = &queueMint{minter: m}
 	}
-	m, _ := NewMinter(0, c.cfg.Clock)
-	c.minter = m
-	l, err := nodelease.Acquire(ctx, c.conn, c.cfg.NodeLeaseTTL, c.cfg.Logger, func(n int) {
-		_ = m.SetNode(n)
-	})
-	if err != nil {
-		return err
-	}
-	c.lease = l
-	return m.SetNode(l.Node())
+	// Without a configured node id, a node id is leased per queue on the
+	// queue's first mint (client_mint.go).
+	return nil
 }
 
 // VersionError is an engine whose version fence holds another version than
@@ -169,13 +168,7 @@ func (c *Client) Close() error {
 			c.watchStop()
 			<-c.watchDone
 		}
-		if c.lease != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			if err := c.lease.Release(ctx); err != nil {
-				c.cfg.Logger.Warn("echomq: node id lease not released; it expires by itself", "node", c.lease.Node(), "err", err)
-			}
-			cancel()
-		}
+		c.releaseLeases()
 		c.conn.Close()
 		c.stopEmbedded()
 	})
@@ -197,13 +190,6 @@ func (c *Client) isClosed() bool {
 		return false
 	}
 }
-
-// Minter returns the client's minter; ids it mints are safe to append
-// through this client.
-func (c *Client) Minter() *Minter { return c.minter }
-
-// NodeID returns the node id the client mints with.
-func (c *Client) NodeID() int { return c.minter.Node() }
 
 // Embedded reports whether the client runs on the embedded engine.
 func (c *Client) Embedded() bool { return c.embedded != nil }

@@ -30,7 +30,8 @@ type Config struct {
 	// engine that keeps nothing.
 	URL string
 
-	// NodeID is the snowflake node id (0..1023) stamped into minted ids.
+	// NodeID is the snowflake node id (0..1022; 1023 is [EngineNode]) stamped
+	// into minted ids.
 	// Defaults to nil: a free node id is leased from the engine
 	// ("{emq}:node:<n>") and renewed while the client lives, so two processes
 	// never share one.
@@ -164,8 +165,8 @@ func (c Config) validate() error {
 		return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case c.NodeID != nil && (*c.NodeID < 0 || *c.NodeID > MaxNode):
-		return bad("node id", "%d is outside 0..%d", *c.NodeID, MaxNode)
+	case c.NodeID != nil && (*c.NodeID < 0 || *c.NodeID >= EngineNode):
+		return bad("node id", "%d is outside 0..%d (%d is the engine's, see EngineNode)", *c.NodeID, EngineNode-1, EngineNode)
 	case c.NodeLeaseTTL < 100*time.Millisecond || c.NodeLeaseTTL > time.Hour:
 		return bad("node lease ttl", "%v is outside [100ms, 1h]", c.NodeLeaseTTL)
 	case c.AppendRetries < 1 || c.AppendRetries > 10000:

@@ -166,7 +166,7 @@ func (d *DeadLetters) Replay(ctx context.Context, id ID) (ID, error) {
 		return ID{}, opError("replay", d.dead.key, err)
 	}
 	var found bool
-	nid, err := d.s.c.retryAbove(ctx, d.s.key, func(nid ID) error {
+	nid, err := d.s.c.retryAbove(ctx, d.s.queue, d.s.key, func(nid ID) error {
 		ok, err := d.s.c.conn.Replay(ctx, d.s.key, d.dead.key, dl.Entry.String(), nid.EntryID().String(), entryPairs(nid, dl.Payload))
 		found = ok
 		return err

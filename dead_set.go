@@ -26,7 +26,7 @@ func moveToDead(ctx context.Context, c *Client, streamKey, deadKey, group, consu
 	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 	defer cancel()
 	var moved bool
-	id, err := c.retryAbove(ctx, deadKey, func(id ID) error {
+	id, err := c.retryAbove(ctx, d.Queue, deadKey, func(id ID) error {
 		pairs[1] = id.String()
 		var err error
 		moved, err = c.conn.DeadLetter(ctx, streamKey, deadKey, group, consumer, d.Entry.String(), id.EntryID().String(), pairs)

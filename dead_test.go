@@ -168,12 +168,12 @@ func TestDeadBadInput(t *testing.T) {
 		{"get zero id", func(ctx context.Context) error { _, err := dead.Get(ctx, echomq.ID{}); return err }, echomq.ErrMalformedID},
 		{"get wrong kind", func(ctx context.Context) error { _, err := dead.Get(ctx, job); return err }, echomq.ErrWrongKind},
 		{"get absent", func(ctx context.Context) error {
-			_, err := dead.Get(ctx, e.c.Minter().NextID(echomq.BrandEvent))
+			_, err := dead.Get(ctx, mint(t, e.c, e.queue, echomq.BrandEvent))
 			return err
 		}, echomq.ErrDeadLetterNotFound},
 		{"replay wrong kind", func(ctx context.Context) error { _, err := dead.Replay(ctx, job); return err }, echomq.ErrWrongKind},
 		{"replay absent", func(ctx context.Context) error {
-			_, err := dead.Replay(ctx, e.c.Minter().NextID(echomq.BrandEvent))
+			_, err := dead.Replay(ctx, mint(t, e.c, e.queue, echomq.BrandEvent))
 			return err
 		}, echomq.ErrDeadLetterNotFound},
 		{"purge zero id", func(ctx context.Context) error { _, err := dead.Purge(ctx, echomq.ID{}); return err }, echomq.ErrMalformedID},

@@ -36,6 +36,10 @@ type engineClock struct {
 	base    time.Time // monotonic anchor of every duration below
 	reading atomic.Pointer[clockReading]
 	hot     [hotSlots]atomic.Int64 // per slot: until when (since base) the stream is hot
+	// own is per slot the last id the engine chose for this client on a
+	// stream of that slot (a snowflake of [EngineNode], 0 for none): a top
+	// equal to it is this client's own append, not another writer's.
+	own [hotSlots]atomic.Int64
 }
 
 type clockReading struct {
@@ -85,6 +89,26 @@ func (e *engineClock) mode(key string) byte {
 		return wire.ModeContended
 	}
 	return wire.ModeArbitrate
+}
+
+// noteOwn records that the engine chose id for this client on key.
+func (e *engineClock) noteOwn(key string, id ID) {
+	slot := &e.own[hotSlot(key)]
+	for {
+		old := slot.Load()
+		if old >= int64(id.snow) || slot.CompareAndSwap(old, int64(id.snow)) {
+			return
+		}
+	}
+}
+
+// ownTop returns the entry id of the last id the engine chose for this
+// client on key ("" for none).
+func (e *engineClock) ownTop(key string) string {
+	if snow := Snowflake(e.own[hotSlot(key)].Load()); snow != 0 {
+		return snow.EntryID().String()
+	}
+	return ""
 }
 
 // markHot sends key to the script for hotFor.

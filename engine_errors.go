@@ -70,12 +70,13 @@ var scriptVerbs = []string{
 	"Stream.CountAfter and group lag",
 	"StreamSet discovery",
 	"Once handlers",
-	"node id leases (Connect without Config.NodeID)",
+	"node id leases (a queue's first mint without Config.NodeID)",
 	"package archive (its lease and watermark), package lanes (every verb)",
 }
 
 // ScriptsError is an engine that does not let this user run scripts. It
-// matches [ErrScriptsDenied].
+// matches [ErrScriptsDenied], and [ErrPermission] too when the refusal is
+// the ACL's (NOPERM).
 type ScriptsError struct {
 	// Err is the engine's refusal (NOPERM for an ACL without @scripting).
 	Err error

@@ -117,6 +117,7 @@ func TestScriptsDenied(t *testing.T) {
 	c, err := echomq.Connect(ctx, echomq.Config{URL: url("noscript"), NodeID: echomq.Node(2)})
 	require.Nil(t, c)
 	require.ErrorIs(t, err, echomq.ErrScriptsDenied)
+	require.ErrorIs(t, err, echomq.ErrPermission, "the refusal is the ACL's")
 	var se *echomq.ScriptsError
 	require.ErrorAs(t, err, &se)
 	require.Contains(t, err.Error(), "NOPERM")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/nodelease"
 	"github.com/echomq/echomq/internal/startstop"
 	"github.com/echomq/echomq/internal/wire"
 )
@@ -67,6 +68,15 @@ var (
 	// ErrContention: an append lost the race for the stream top to other
 	// writers more times than its retry budget allows.
 	ErrContention = errors.New("echomq: append contention")
+	// ErrPermission: the engine's ACL refused a command or a key to the
+	// connection's user (a NOPERM reply, whose text, in the error, names
+	// the command or key). A user confined to its queues' keys
+	// (docs/tenants.md) meets it for another queue's keys.
+	ErrPermission = wire.ErrPermission
+	// ErrNoFreeNode: every writer node id (0..1022) of the queue is leased
+	// by another client, so this one cannot mint for the queue; node ids
+	// are leased per queue, so other queues are unaffected.
+	ErrNoFreeNode = nodelease.ErrExhausted
 )
 
 // NameError says which name broke which rule; it matches [ErrInvalidName].

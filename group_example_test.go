@@ -129,7 +129,10 @@ func ExampleOnce() {
 	if err != nil {
 		panic(err)
 	}
-	id := client.Minter().NextID(echomq.BrandEvent)
+	id, err := client.MintID(ctx, "cm", echomq.BrandEvent)
+	if err != nil {
+		panic(err)
+	}
 	d := echomq.Delivery{Event: echomq.Event{ID: id, Entry: id.EntryID()}, Attempts: 1}
 	for range 2 { // a redelivery of a handled record is skipped
 		if err := send(ctx, d); err != nil {

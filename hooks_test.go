@@ -158,7 +158,7 @@ func TestHooksPrepareAddsFields(t *testing.T) {
 	copy(f, []string{"k", "v"})
 	_, err := s.Append(ctx, f)
 	require.NoError(t, err)
-	require.NoError(t, s.AppendID(ctx, c.Minter().NextID(echomq.BrandEvent), f))
+	require.NoError(t, s.AppendID(ctx, mint(t, c, s.Queue(), echomq.BrandEvent), f))
 	_, err = s.AppendBatch(ctx, []echomq.Fields{f})
 	require.NoError(t, err)
 	require.Equal(t, echomq.F("k", "v"), f)

@@ -12,8 +12,8 @@ import (
 	"github.com/echomq/echomq"
 )
 
-func onceDelivery(e *groupEnv) echomq.Delivery {
-	id := e.c.Minter().NextID(echomq.BrandEvent)
+func onceDelivery(t *testing.T, e *groupEnv) echomq.Delivery {
+	id := mint(t, e.c, e.queue, echomq.BrandEvent)
 	return echomq.Delivery{Event: echomq.Event{ID: id, Entry: id.EntryID()}, Attempts: 1, Queue: e.queue, Stream: "events", Group: "g"}
 }
 
@@ -28,7 +28,7 @@ func TestOnceSkipsHandled(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	d := onceDelivery(e)
+	d := onceDelivery(t, e)
 	require.NoError(t, h(ctx, d))
 	require.NoError(t, h(ctx, d))
 	require.Equal(t, int64(1), calls.Load())
@@ -66,7 +66,7 @@ func TestOnceFailureRollsBack(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	d := onceDelivery(e)
+	d := onceDelivery(t, e)
 	require.Error(t, h(ctx, d))
 	require.Panics(t, func() { _ = h(ctx, d) })
 	require.NoError(t, h(ctx, d))
@@ -87,7 +87,7 @@ func TestOnceInFlight(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	d := onceDelivery(e)
+	d := onceDelivery(t, e)
 	done := make(chan error)
 	go func() { done <- h(ctx, d) }()
 	<-inside

@@ -13,17 +13,27 @@ import (
 )
 
 // TestNodeLease: clients without a configured node id lease distinct ones
-// from the engine, renew them, and free them on Close.
+// in a queue from the queue's own keys on its first use, renew them, and
+// free them on Close.
 func TestNodeLease(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	// A TTL of seconds, renewed every third of it: a loaded machine that
 	// delays a renewal by a second still keeps the lease.
 	const ttl = 3 * time.Second
+	q := echomqtest.Queue(t)
 	a := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: ttl})
 	b := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: ttl})
-	require.NotEqual(t, a.NodeID(), b.NodeID())
-	key := func(c *echomq.Client) string { return "{emq}:node:" + itoa(c.NodeID()) }
+	keys, err := a.Do(ctx, "KEYS", "emq:{"+q+"}:node:*")
+	require.NoError(t, err)
+	require.Empty(t, keys, "nothing is leased before the queue's first use")
+	nodeOf := func(c *echomq.Client) int {
+		n, err := c.NodeID(ctx, q)
+		require.NoError(t, err)
+		return n
+	}
+	require.NotEqual(t, nodeOf(a), nodeOf(b))
+	key := func(c *echomq.Client) string { return "emq:{" + q + "}:node:" + itoa(nodeOf(c)) }
 	require.True(t, exists(t, a, key(a)))
 	require.True(t, exists(t, a, key(b)))
 	// Renewed: the TTL climbs back up after it has run down (a renewal
@@ -40,25 +50,55 @@ func TestNodeLease(t *testing.T) {
 
 	// A lost lease (deleted behind the client's back, e.g. an engine restart)
 	// is replaced, and ids keep increasing.
-	before := a.Minter().Next()
-	_, err := a.Do(ctx, "SET", key(a), "someone-else")
+	m, err := a.Minter(ctx, q)
 	require.NoError(t, err)
-	old := a.NodeID()
-	require.Eventually(t, func() bool { return a.NodeID() != old }, 30*time.Second, 20*time.Millisecond)
-	require.Greater(t, a.Minter().Next(), before)
+	before := m.Next()
+	_, err = a.Do(ctx, "SET", key(a), "someone-else")
+	require.NoError(t, err)
+	old := nodeOf(a)
+	require.Eventually(t, func() bool { return nodeOf(a) != old }, 30*time.Second, 20*time.Millisecond)
+	require.Greater(t, m.Next(), before)
 
-	nb := b.NodeID()
+	nb := nodeOf(b)
 	require.NoError(t, b.Close())
-	require.False(t, exists(t, a, "{emq}:node:"+itoa(nb)), "Close frees the node id")
+	require.False(t, exists(t, a, "emq:{"+q+"}:node:"+itoa(nb)), "Close frees the node id")
 	require.NoError(t, b.Close(), "Close is idempotent")
 	_, err = b.Stream("q", "s").Append(ctx, nil)
 	require.ErrorIs(t, err, echomq.ErrClosed)
+}
+
+// TestNodeLeasePerQueue: node ids are leased per queue, so a queue whose
+// 1023 writer node ids are all taken (one tenant holding every lease it
+// can) refuses the next lease there with a typed error, and leaves every
+// other queue, and Connect, untouched.
+func TestNodeLeasePerQueue(t *testing.T) {
+	t.Parallel()
+	srv := echomqtest.Start(t)
+	full, free := echomqtest.Queue(t), echomqtest.Queue(t)+"-free"
+	hog := connect(t, echomq.Config{URL: srv.URL()})
+	args := []string{"MSET"}
+	for n := range echomq.EngineNode {
+		args = append(args, "emq:{"+full+"}:node:"+itoa(n), "held")
+	}
+	_, err := hog.Do(ctx, args...)
+	require.NoError(t, err)
+	c := connect(t, echomq.Config{URL: srv.URL()}) // Connect leases nothing
+	_, err = c.Stream(full, "ev").Append(ctx, echomq.F("k", "v"))
+	require.ErrorIs(t, err, echomq.ErrNoFreeNode)
+	require.False(t, exists(t, c, c.Stream(full, "ev").Key()), "nothing written")
+	id, err := c.Stream(free, "ev").Append(ctx, echomq.F("k", "v"))
+	require.NoError(t, err)
+	require.Less(t, id.Snowflake().Node(), echomq.EngineNode)
+	// The engine's node is never leased.
+	require.False(t, exists(t, c, "emq:{"+free+"}:node:"+itoa(echomq.EngineNode)))
 }
 
 func TestConfigNodeOutOfRange(t *testing.T) {
 	t.Parallel()
 	_, err := echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(1024), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+	_, err = echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(echomq.EngineNode), Notice: io.Discard})
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument, "the engine's node id is refused")
 	_, err = echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(-1), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 }

@@ -23,6 +23,14 @@ const (
 	MaxTail = 1<<tailBits - 1
 
 	maxTS = 1<<41 - 1
+
+	// EngineNode is the node id of the ids the engine chooses: the append
+	// scripts take it, with the queue's engine id cell, for an append they
+	// must place above a top another writer reached first. No client leases
+	// it and Config.NodeID refuses it, so no minter mints in its space and
+	// no receipt is handed out twice (docs/keyspace.md, "Ids under many
+	// writers"). Within a millisecond its ids sort above every writer's.
+	EngineNode = MaxNode
 )
 
 // Snowflake is a 63-bit, time-ordered identifier: 41 bits of milliseconds

@@ -63,7 +63,7 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		return ID{}, opError("append", s.key, err)
 	}
 	c := s.c
-	id, err := c.mint(BrandEvent)
+	id, err := c.mint(ctx, s.queue, BrandEvent)
 	if err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
@@ -74,7 +74,7 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 			// first (goroutines mint and send in different orders), and the
 			// minter is already past it: try once more.
 			c.astats.refused.Add(1)
-			next, merr := c.mint(BrandEvent)
+			next, merr := c.mint(ctx, s.queue, BrandEvent)
 			if merr != nil {
 				return ID{}, opError("append", s.key, merr)
 			}
@@ -105,7 +105,9 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		}
 		// Above us already (usually one of this client's own appends):
 		// the arbitrating script takes it from here, the key still free.
-		id = c.minter.NextID(BrandEvent)
+		if id, err = c.mint(ctx, s.queue, BrandEvent); err != nil {
+			return ID{}, opError("append", s.key, err)
+		}
 	}
 	ids, err := s.scripted(ctx, []ID{id}, []Fields{f}, &opts)
 	if err != nil {
@@ -245,7 +247,7 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	ids := make([]ID, len(records))
 	for i := range ids {
 		var err error
-		if ids[i], err = c.mint(BrandEvent); err != nil {
+		if ids[i], err = c.mint(ctx, s.queue, BrandEvent); err != nil {
 			return nil, opError("append batch", s.key, err)
 		}
 	}
@@ -254,6 +256,15 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	if opts.plain() && c.eclock.fast(s.key, ids[len(ids)-1]) {
 		todo = s.pipeline(ctx, ids, records, errs)
 		if len(todo) > 0 {
+			// Usually another goroutine of this client minted after this
+			// batch and reached the engine first; the minter is past it
+			// already: mint the refused records again and send them once
+			// more, as Append does, before the script takes them.
+			c.astats.refused.Add(int64(len(todo)))
+			var err error
+			if todo, err = s.again(ctx, todo, ids, records, errs); err != nil {
+				return nil, opError("append batch", s.key, err)
+			}
 			c.astats.refused.Add(int64(len(todo)))
 		}
 	}
@@ -317,6 +328,33 @@ func allIndexes(n int) []int {
 		idx[i] = i
 	}
 	return idx
+}
+
+// again mints new ids for the records at todo and sends them as one more
+// pipeline of plain XADDs while the clock reading vouches for them; it
+// returns the indexes still refused (all of todo when it sent nothing).
+func (s *Stream) again(ctx context.Context, todo []int, ids []ID, records []Fields, errs []error) ([]int, error) {
+	sub, subRecs := make([]ID, len(todo)), make([]Fields, len(todo))
+	for j, i := range todo {
+		id, err := s.c.mint(ctx, s.queue, BrandEvent)
+		if err != nil {
+			return nil, err
+		}
+		sub[j], subRecs[j] = id, records[i]
+	}
+	if !s.c.eclock.fast(s.key, sub[len(sub)-1]) {
+		return todo, nil
+	}
+	subErrs := make([]error, len(todo))
+	refused := s.pipeline(ctx, sub, subRecs, subErrs)
+	still := make([]int, 0, len(refused))
+	for _, j := range refused {
+		still = append(still, todo[j])
+	}
+	for j, i := range todo {
+		ids[i], errs[i] = sub[j], subErrs[j]
+	}
+	return still, nil
 }
 
 // pipeline sends the records as plain XADDs in one pipeline, records each

@@ -27,12 +27,12 @@ func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fiel
 // append, whose wait must cover a repeat's first append too (durableFence).
 func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
-	node, err := c.mintNode()
+	node, err := c.mintNode(ctx, s.queue)
 	if err != nil {
 		return nil, err
 	}
 	req := wire.AppendReq{
-		Key: s.key, Mode: mode, Node: node,
+		Key: s.key, Cell: keyspace.EngineCellKey(s.queue), Mode: mode, Node: node, OwnTop: c.eclock.ownTop(s.key),
 		MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(),
 		Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
 		EntryIDs: make([]string, len(ids)), Receipts: make([]string, len(ids)), Pairs: make([][]string, len(ids)),
@@ -62,7 +62,11 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 			c.eclock.markHot(s.key)
 			c.astats.contended.Add(1)
 		}
-		return parseReceipts(rep.Receipts, len(ids))
+		got, err := parseReceipts(rep.Receipts, len(ids))
+		if err == nil {
+			c.pastEngine(ctx, s.queue, s.key, got, rep.EngineUs)
+		}
+		return got, err
 	case wire.AppendDup:
 		if durable {
 			if err := durableFence(ctx, conn, req.IdemKey); err != nil {
@@ -90,14 +94,15 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 
 // contended is the lean append of plain records (no idempotency key, no
 // expected top) on a stream marked hot: one small script reads the top,
-// chooses each id above it by the rule of [aboveTop] and the engine's clock,
-// and writes it with its receipt; the proposals in ids are not sent. It
+// takes the engine's next ids above it (node [EngineNode], from the queue's
+// engine id cell) and writes them with their receipts; the proposals in ids
+// are not sent. It
 // reports done=false, having written nothing, when the script hands the
 // append back (an empty stream, a top beyond MaxSkew, a deleted last
 // entry); the caller then runs [Stream.script], which answers each of them.
 func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]ID, bool, error) {
 	c := s.c
-	node, err := c.mintNode()
+	node, err := c.mintNode(ctx, s.queue)
 	if err != nil {
 		return nil, true, err
 	}
@@ -106,7 +111,7 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 		pairs[i] = f
 	}
 	sent := c.eclock.since()
-	rep, err := c.conn.StreamAppendContended(ctx, s.key, node, c.cfg.MaxSkew.Milliseconds(), pairs)
+	rep, err := c.conn.StreamAppendContended(ctx, s.key, keyspace.EngineCellKey(s.queue), node, c.cfg.MaxSkew.Milliseconds(), pairs)
 	if err != nil {
 		return nil, true, err
 	}
@@ -129,13 +134,15 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 			replaced++
 		}
 	}
+	ownTop := c.eclock.ownTop(s.key)
 	c.astats.arbitrated.Add(replaced)
+	c.pastEngine(ctx, s.queue, s.key, got, rep.EngineUs)
 	// Stay hot exactly when the append script would have said so: the
 	// first proposal was not one it keeps (within reach of the clock and
-	// above the top) and the top is another node's.
+	// above the top) and the top is another node's (the engine's counts).
 	first := ids[0].EntryID()
 	kept := int64(first.Ms) <= rep.EngineUs/1000+scriptLead.Milliseconds() && first.Compare(top) > 0
-	if !kept && min(top.Seq, MaxTail)>>seqBits != uint64(node) {
+	if !kept && min(top.Seq, MaxTail)>>seqBits != uint64(node) && rep.Top != ownTop && !rep.OwnTop {
 		c.eclock.markHot(s.key)
 		c.astats.contended.Add(1)
 	}
@@ -197,41 +204,36 @@ func parseReceipts(rs []string, n int) ([]ID, error) {
 	return ids, nil
 }
 
-// aboveTop returns the entry id the append script chooses after top for a
-// writer of node when the engine's clock reads nowMs: the smallest id above
-// top that is not before nowMs, with the writer's node bits when they fit
-// in that millisecond. It runs at most one millisecond ahead of the clock,
-// unless top itself is ahead; then it stays in top's millisecond and carries
-// top's node bits with the next sequence (the engine, not a minter, chose
-// it). It is the same rule as the script's, for the writers whose XADD
-// rides inside another script (dead letters, replays, transactions).
-func aboveTop(top EntryID, node int, nowMs int64) EntryID {
-	now := uint64(max(nowMs, 0))
-	tail := min(top.Seq, MaxTail)
-	ms := max(now, top.Ms)
-	own := uint64(node) << seqBits
-	switch {
-	case ms > top.Ms || own > tail:
-		return EntryID{Ms: ms, Seq: own}
-	case tail>>seqBits == uint64(node) && tail&MaxSeq < MaxSeq:
-		return EntryID{Ms: ms, Seq: tail + 1}
-	case ms <= now:
-		return EntryID{Ms: ms + 1, Seq: own}
-	case tail < MaxTail:
-		return EntryID{Ms: ms, Seq: tail + 1}
+// pastEngine notes the last of ids the engine chose (node [EngineNode]) on
+// key as this client's own (a top equal to it is no other writer's) and
+// moves the minter past it when it lies within reach of the engine's clock
+// (engineUs), so that this client's next ids go above it as plain XADDs
+// instead of being refused by it. A chosen id further ahead (it followed a
+// top ahead of the clock) leaves the minter alone: it must not drag this
+// client's other streams ahead of the clock.
+func (c *Client) pastEngine(ctx context.Context, queue, key string, ids []ID, engineUs int64) {
+	for i := len(ids) - 1; i >= 0; i-- {
+		if ids[i].snow.Node() != EngineNode {
+			continue
+		}
+		c.eclock.noteOwn(key, ids[i])
+		if ids[i].snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
+			if m, err := c.minterOf(ctx, queue); err == nil {
+				m.AdvancePast(ids[i].snow)
+			}
+		}
+		return
 	}
-	return EntryID{Ms: ms + 1, Seq: own}
 }
 
 // retryAbove is the one loop of a write whose XADD rides inside another
 // script (a dead letter's move, a replay): write with a minted id; when the
-// engine refuses it as not above the stream top, take the id [aboveTop]
-// chooses after the top and the engine's clock, and write again, up to
-// Config.AppendRetries times ([ErrContention] after). It never moves the
-// minter, so a busy stream cannot drag this client's other ids ahead, and
-// it refuses to follow a top more than MaxSkew ahead ([*SkewError]).
-func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) error) (ID, error) {
-	id, err := c.mint(BrandEvent)
+// engine refuses it as not above the stream top, move the minter past the
+// top (see [Client.above]) and write again with a new id, up to
+// Config.AppendRetries times ([ErrContention] after). It refuses to follow
+// a top more than MaxSkew ahead ([*SkewError]).
+func (c *Client) retryAbove(ctx context.Context, queue, key string, write func(ID) error) (ID, error) {
+	id, err := c.mint(ctx, queue, BrandEvent)
 	if err != nil {
 		return ID{}, err
 	}
@@ -246,26 +248,25 @@ func (c *Client) retryAbove(ctx context.Context, key string, write func(ID) erro
 		if attempt == 0 {
 			// Usually one of this client's own later ids reached the engine
 			// first; the minter is already past it.
-			if id, err = c.mint(BrandEvent); err != nil {
+			if id, err = c.mint(ctx, queue, BrandEvent); err != nil {
 				return ID{}, err
 			}
 			continue
 		}
-		if id, err = c.nextAbove(ctx, key); err != nil {
+		if id, err = c.nextAbove(ctx, queue, key); err != nil {
 			return ID{}, err
 		}
 	}
 }
 
-// nextAbove returns the id [aboveTop] chooses after key's last generated id
-// (XADD compares with it, even after the top entry was deleted), or the
-// minter's next id when that is above it already.
-func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
+// nextAbove returns the minter's next id above key's last generated id
+// (XADD compares with it, even after the top entry was deleted).
+func (c *Client) nextAbove(ctx context.Context, queue, key string) (ID, error) {
 	info, ok, err := c.conn.XInfoStream(ctx, key)
 	if err != nil {
 		return ID{}, err
 	}
-	id, err := c.mint(BrandEvent)
+	id, err := c.mint(ctx, queue, BrandEvent)
 	if err != nil || !ok {
 		return id, err
 	}
@@ -273,12 +274,17 @@ func (c *Client) nextAbove(ctx context.Context, key string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	return c.above(ctx, top, id)
+	return c.above(ctx, queue, top, id)
 }
 
-// above returns id when it lies above top, else the id [aboveTop] chooses;
-// a top more than MaxSkew ahead of the engine's clock is a [*SkewError].
-func (c *Client) above(ctx context.Context, top EntryID, id ID) (ID, error) {
+// above returns id when it lies above top, else a new id of the minter
+// moved past top: every id a client hands out comes from its minter under
+// its leased node or from the engine's node, never chosen by hand, so no
+// receipt is shared. A top more than MaxSkew ahead of the engine's clock
+// is a [*SkewError]; a top within it but ahead of the clock moves the
+// minter there too (its next plain appends then take the script until the
+// clock catches up).
+func (c *Client) above(ctx context.Context, queue string, top EntryID, id ID) (ID, error) {
 	if top.Compare(id.EntryID()) < 0 {
 		return id, nil
 	}
@@ -289,14 +295,18 @@ func (c *Client) above(ctx context.Context, top EntryID, id ID) (ID, error) {
 	if int64(top.Ms) > now+c.cfg.MaxSkew.Milliseconds() {
 		return ID{}, &SkewError{Instant: time.UnixMilli(int64(top.Ms)).UTC(), Engine: time.UnixMilli(now).UTC(), MaxSkew: c.cfg.MaxSkew, Top: true}
 	}
-	node, err := c.mintNode()
-	if err != nil {
-		return ID{}, err
+	if top.Seq > MaxTail {
+		// Not an EchoMQ id: only the next millisecond lies above it.
+		top.Seq = MaxTail
 	}
-	next := aboveTop(top, node, now)
-	snow, ok := next.Snowflake()
+	snow, ok := top.Snowflake()
 	if !ok {
 		return ID{}, &IDError{Input: top.String(), Reason: "stream top is beyond the snowflake range; no EVT id can be appended above it"}
 	}
-	return MustID(BrandEvent, snow), nil
+	m, err := c.minterOf(ctx, queue)
+	if err != nil {
+		return ID{}, err
+	}
+	m.AdvancePast(snow)
+	return c.mint(ctx, queue, BrandEvent)
 }

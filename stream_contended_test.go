@@ -12,6 +12,7 @@ import (
 
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -48,15 +49,73 @@ func putTop(t *testing.T, c *Client, key string, e EntryID) {
 	require.NoError(t, c.conn.XAdd(context.Background(), key, e.String(), MustID(BrandEvent, snow).String(), []string{"k", "top"}))
 }
 
-// contendedWant is what the script must choose for n records above top.
-func contendedWant(top EntryID, node int, nowMs int64, n int) []string {
+// engineCells are a queue's engine id cells: near the clock and ahead of it.
+type engineCells struct{ near, ahead uint64 }
+
+// engineNext models the scripts' choice of an id above top when the engine's
+// clock reads nowMs, in region ('n' near the clock, 'a' following a top
+// ahead of it): the next value of the region's cell, not earlier than nowMs
+// nor at or below top, in the space of [EngineNode] (sequences 0..2047
+// near, 2048..4095 ahead).
+func engineNext(top EntryID, cells *engineCells, nowMs int64, region byte) EntryID {
+	const half = 2048
+	engine := uint64(EngineNode) << seqBits
+	tseq := int64(-1)
+	if tail := min(top.Seq, MaxTail); tail >= engine {
+		tseq = int64(tail - engine)
+	}
+	base := uint64(max(nowMs, int64(top.Ms))-Epoch) * half
+	tms := top.Ms - uint64(Epoch)
+	if region == 'n' {
+		c := max(cells.near+1, base)
+		switch {
+		case tseq >= half:
+			c = max(c, (tms+1)*half)
+		case tseq >= 0:
+			c = max(c, tms*half+uint64(tseq)+1)
+		}
+		cells.near = c
+		return EntryID{Ms: c/half + uint64(Epoch), Seq: engine | c%half}
+	}
+	c := max(cells.ahead+1, base)
+	if tseq >= half {
+		c = max(c, tms*half+uint64(tseq)-half+1)
+	}
+	cells.ahead = c
+	return EntryID{Ms: c/half + uint64(Epoch), Seq: engine | half | c%half}
+}
+
+// contendedWant is what a script must choose for n records above top, the
+// queue's cells holding cells before the call: all in the region the first
+// one takes (near unless top lies more than the scripts' lead ahead).
+func contendedWant(top EntryID, cells engineCells, nowMs int64, n int) []string {
+	region := byte('n')
+	if int64(top.Ms) > nowMs+scriptLead.Milliseconds() {
+		region = 'a'
+	}
 	want := make([]string, n)
 	for i := range want {
-		top = aboveTop(top, node, nowMs)
+		top = engineNext(top, &cells, nowMs, region)
 		snow, _ := top.Snowflake()
 		want[i] = MustID(BrandEvent, snow).String()
 	}
 	return want
+}
+
+// engineCell reads the queue's engine id cells (0 when absent).
+func engineCell(t testing.TB, c *Client, q string) engineCells {
+	t.Helper()
+	get := func(field string) uint64 {
+		v, err := c.Do(context.Background(), "HGET", keyspace.EngineCellKey(q), field)
+		require.NoError(t, err)
+		if v == nil {
+			return 0
+		}
+		n, err := strconv.ParseUint(v.(string), 10, 64)
+		require.NoError(t, err)
+		return n
+	}
+	return engineCells{near: get("n"), ahead: get("a")}
 }
 
 func contendedRecords(n int) [][]string {
@@ -68,44 +127,59 @@ func contendedRecords(n int) [][]string {
 }
 
 // TestContendedScriptReceipts: the contended script's ids and receipts are
-// exactly those of aboveTop and the Go encoder, above tops of its own node
-// and of nodes above and below it, at sequence and node boundaries, behind
-// and ahead of the clock, for one record and for batches; and the same
-// receipts the arbitrating script writes for the same top.
+// exactly those of the engine's choice (engineNext) and the Go encoder,
+// above tops of the writer's node and of nodes above and below it, of the
+// engine's node, at sequence and node boundaries, behind and ahead of the
+// clock, for one record and for batches; and the arbitrating script chooses
+// by the same rule from the same cell.
 func TestContendedScriptReceipts(t *testing.T) {
 	t.Parallel()
 	contendedEngines(t, func(t *testing.T, c *Client, q string, server bool) {
 		const node = 5
 		mk := func(ms int64, nd, seq int) EntryID { return EntryID{Ms: uint64(ms), Seq: uint64(nd<<seqBits | seq)} }
-		now := engineMs(t, c)
-		ahead := now + 3000 // ahead of the clock (within MaxSkew, 5 s): the millisecond stays the top's
+		// Tops near the clock (behind it, in its millisecond, up to the
+		// script's 2 ms lead ahead) of every kind of tail: the writer's,
+		// other nodes' and the engine's near and ahead regions, at their
+		// boundaries. Each top is placed against a fresh reading of the
+		// clock; the model takes the script's own TIME, so a slow machine
+		// changes the expected ids, never the verdict.
 		cases := []struct {
-			name string
-			top  EntryID
-			n    int
+			name    string
+			off     int64 // ms from the engine's clock
+			nd, seq int
+			n       int
 		}{
-			{"past", mk(now-50, 900, 7), 1},
-			{"past node 0", mk(now-3, 0, 0), 3},
-			{"own next seq", mk(ahead, node, 10), 1},
-			{"own last seq", mk(ahead, node, MaxSeq), 1},
-			{"own seq runs over", mk(ahead, node, MaxSeq-2), 5},
-			{"node above", mk(ahead, 900, 3), 2},
-			{"node below", mk(ahead, 2, MaxSeq), 2},
-			{"node just below", mk(ahead, node-1, MaxSeq), 1},
-			{"last tail", mk(ahead, MaxNode, MaxSeq), 2},
-			{"tail before last", mk(ahead, MaxNode, MaxSeq-1), 3},
-			{"now", mk(now, 900, 0), 2},
-			{"now node 1023", mk(now, MaxNode, MaxSeq), 1},
-			{"batch", mk(ahead, 700, 1), 40},
+			{"past", -50, 900, 7, 1},
+			{"past node 0", -3, 0, 0, 3},
+			{"own next seq", 2, node, 10, 1},
+			{"own last seq", 2, node, MaxSeq, 1},
+			{"node above", 2, 900, 3, 2},
+			{"node below", 1, 2, MaxSeq, 2},
+			{"last writer node", 2, EngineNode - 1, MaxSeq, 2},
+			{"engine near", 2, EngineNode, 17, 3},
+			{"engine near last", 2, EngineNode, 2047, 2},
+			{"engine ahead region", 2, EngineNode, 2048, 2},
+			{"last tail", 2, EngineNode, MaxSeq, 2},
+			{"now", 0, 900, 0, 2},
+			{"batch", 1, 700, 1, 40},
 		}
 		for i, tc := range cases {
 			key := c.Stream(q, "r"+strconv.Itoa(i)).Key()
-			putTop(t, c, key, tc.top)
-			rep, err := c.conn.StreamAppendContended(context.Background(), key, node, c.cfg.MaxSkew.Milliseconds(), contendedRecords(tc.n))
+			top := mk(engineMs(t, c)+tc.off, tc.nd, tc.seq)
+			putTop(t, c, key, top)
+			cell := engineCell(t, c, q)
+			rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(tc.n))
 			require.NoError(t, err, tc.name)
+			if rep.Status == wire.AppendBack {
+				// Only a slow round trip of engineMs can leave the top
+				// more than 2 ms ahead of the script's clock.
+				require.Equal(t, wire.BackAhead, rep.Why, tc.name)
+				require.Greater(t, int64(top.Ms), rep.EngineUs/1000+2, tc.name)
+				continue
+			}
 			require.Equal(t, wire.AppendOK, rep.Status, "%s: %+v", tc.name, rep)
-			require.Equal(t, tc.top.String(), rep.Top, tc.name)
-			want := contendedWant(tc.top, node, rep.EngineUs/1000, tc.n)
+			require.Equal(t, top.String(), rep.Top, tc.name)
+			want := contendedWant(top, cell, rep.EngineUs/1000, tc.n)
 			require.Equal(t, want, rep.Receipts, tc.name)
 			// Written as the house shape: entry id of the receipt, id field first.
 			entries, err := c.conn.XRange(context.Background(), key, "-", "+", 0, false)
@@ -114,54 +188,72 @@ func TestContendedScriptReceipts(t *testing.T) {
 			for j, e := range entries[1:] {
 				id, err := ParseEventID(want[j])
 				require.NoError(t, err)
+				require.Equal(t, EngineNode, id.snow.Node(), tc.name)
 				require.Equal(t, id.EntryID().String(), e.ID, tc.name)
 				require.Equal(t, []string{ReservedField, want[j], "k", strconv.Itoa(j), "room", "lobby-7"}, e.Fields, tc.name)
 			}
 		}
+		now := engineMs(t, c)
 
-		// Above a top behind the clock the millisecond is TIME's, written
-		// from TIME's text: any microsecond (a tenth of them under 100 000,
-		// printed without leading zeros).
+		// Above a top behind the clock the millisecond is TIME's: any
+		// microsecond.
 		key := c.Stream(q, "clock").Key()
 		putTop(t, c, key, mk(now-1000, 900, 0))
 		for range 40 {
-			rep, err := c.conn.StreamAppendContended(context.Background(), key, 900, c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
+			cell := engineCell(t, c, q)
+			rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
 			require.NoError(t, err)
 			id, err := ParseEventID(rep.Receipts[0])
 			require.NoError(t, err)
 			top, err := ParseEntryID(rep.Top)
 			require.NoError(t, err)
-			require.Equal(t, contendedWant(top, 900, rep.EngineUs/1000, 1)[0], rep.Receipts[0])
+			require.Equal(t, contendedWant(top, cell, rep.EngineUs/1000, 1)[0], rep.Receipts[0])
 			last, err := c.conn.XRange(context.Background(), key, "-", "+", 1, true)
 			require.NoError(t, err)
 			require.Equal(t, id.EntryID().String(), last[0].ID, "engine µs %d", rep.EngineUs)
 			time.Sleep(time.Duration(37+rep.EngineUs%50) * time.Millisecond / 10)
 		}
 
-		// The arbitrating script (mode h, a stale proposal) writes the
-		// same receipts above the same top (ahead of the clock, so both
-		// choose in the top's millisecond whatever their TIME). The clock
-		// is read again: on a loaded machine the cases above can outlast
-		// their 3 s lead, and a top behind the clock would let each
-		// script choose by its own TIME.
-		ahead = engineMs(t, c) + 3000 // within MaxSkew (5 s)
-		for i, top := range []EntryID{mk(ahead, node, 9), mk(ahead, 901, MaxSeq), mk(ahead, 3, 0), mk(ahead, MaxNode, MaxSeq)} {
+		// Tops ahead of the clock (within MaxSkew): the lean script hands
+		// them back; the arbitrating script (mode h, a stale proposal)
+		// follows them in the ahead region of the engine's sequences, so
+		// the near cell, and with it every other stream, stays at the
+		// clock. The clock is read again: on a loaded machine the cases
+		// above can outlast a lead.
+		ahead := engineMs(t, c) + 3000 // within MaxSkew (5 s)
+		for i, top := range []EntryID{mk(ahead, node, 9), mk(ahead, 901, MaxSeq), mk(ahead, 3, 0), mk(ahead, EngineNode, 100),
+			mk(ahead, EngineNode, 2048), mk(ahead+1, EngineNode, MaxSeq-1), mk(ahead+2, EngineNode, MaxSeq)} {
 			lean, full := c.Stream(q, "lean"+strconv.Itoa(i)).Key(), c.Stream(q, "full"+strconv.Itoa(i)).Key()
 			putTop(t, c, lean, top)
 			putTop(t, c, full, top)
-			rep, err := c.conn.StreamAppendContended(context.Background(), lean, node, c.cfg.MaxSkew.Milliseconds(), contendedRecords(3))
+			rep, err := c.conn.StreamAppendContended(context.Background(), lean, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(3))
 			require.NoError(t, err)
+			require.Equal(t, wire.AppendBack, rep.Status)
+			require.Equal(t, wire.BackAhead, rep.Why)
+			cell := engineCell(t, c, q)
 			stale := MustID(BrandEvent, SnowflakeAt(time.UnixMilli(Epoch)))
 			frep, err := c.conn.StreamAppend(context.Background(), &wire.AppendReq{
-				Key: full, Mode: wire.ModeContended, Node: node, MaxSkewMs: 5000, LeadMs: 2, WindowMs: 1,
+				Key: full, Cell: keyspace.EngineCellKey(q), Mode: wire.ModeContended, Node: node, MaxSkewMs: 5000, LeadMs: 2, WindowMs: 1,
 				EntryIDs: []string{stale.EntryID().String(), stale.EntryID().String(), stale.EntryID().String()},
 				Receipts: []string{stale.String(), stale.String(), stale.String()},
 				Pairs:    contendedRecords(3),
 			})
 			require.NoError(t, err)
 			require.Equal(t, wire.AppendOK, frep.Status)
-			require.Equal(t, frep.Receipts, rep.Receipts, "top %v", top)
+			require.Equal(t, contendedWant(top, cell, frep.EngineUs/1000, 3), frep.Receipts, "top %v", top)
+			after := engineCell(t, c, q)
+			require.Equal(t, cell.near, after.near, "a top ahead must not move the near cell")
 		}
+		// The near cell stayed at the clock: a top behind it gets an id in
+		// the clock's millisecond.
+		key = c.Stream(q, "after-ahead").Key()
+		putTop(t, c, key, mk(engineMs(t, c)-10, 900, 0))
+		rep, err := c.conn.StreamAppendContended(context.Background(), key, keyspace.EngineCellKey(q), 5, c.cfg.MaxSkew.Milliseconds(), contendedRecords(1))
+		require.NoError(t, err)
+		require.Equal(t, wire.AppendOK, rep.Status)
+		id, err := ParseEventID(rep.Receipts[0])
+		require.NoError(t, err)
+		require.LessOrEqual(t, id.snow.UnixMilli(), rep.EngineUs/1000+1)
 	})
 }
 
@@ -177,7 +269,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		skew := c.cfg.MaxSkew.Milliseconds()
 		lean := func(key string) wire.ContendedReply {
 			t.Helper()
-			rep, err := c.conn.StreamAppendContended(bg, key, 5, skew, contendedRecords(1))
+			rep, err := c.conn.StreamAppendContended(bg, key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 			require.NoError(t, err)
 			return rep
 		}
@@ -221,18 +313,26 @@ func TestContendedScriptEdges(t *testing.T) {
 		require.Equal(t, int64(1), xlen(s.key))
 
 		// A deleted last entry: XADD compares with the last generated id.
+		// The deleted entry is the engine's, ahead region, 2 ms ahead: a
+		// near id (at most 2 ms ahead) lies below it, unless the script
+		// ran more than 2 ms after the clock was read (then it is simply
+		// appended above it).
 		s = hot(c.Stream(q, "tail"))
-		ahead := engineMs(t, c) + 500
-		low := EntryID{Ms: uint64(ahead), Seq: 2 << seqBits}
-		high := EntryID{Ms: uint64(ahead + 100), Seq: 900 << seqBits}
+		at := engineMs(t, c)
+		low := EntryID{Ms: uint64(at - 100), Seq: 2 << seqBits}
+		high := EntryID{Ms: uint64(at + 2), Seq: EngineNode<<seqBits | 4000}
 		putTop(t, c, s.key, low)
 		putTop(t, c, s.key, high)
 		_, err = c.Do(bg, "XDEL", s.key, high.String())
 		require.NoError(t, err)
 		if server { // the embedded engine's XADD compares with the last entry
 			rep = lean(s.key)
-			require.Equal(t, wire.BackTail, rep.Why)
-			require.Equal(t, int64(1), xlen(s.key))
+			if rep.Status == wire.AppendBack {
+				require.Equal(t, wire.BackTail, rep.Why)
+				require.Equal(t, int64(1), xlen(s.key))
+			} else {
+				require.Greater(t, rep.EngineUs/1000, int64(high.Ms))
+			}
 		}
 		id, err = hot(s).Append(bg, F("k", "v"))
 		require.NoError(t, err)
@@ -244,12 +344,13 @@ func TestContendedScriptEdges(t *testing.T) {
 		// Tops without a valid receipt field: receipts come from entry ids.
 		for i, fields := range [][]string{{"k", "v"}, {"id", "garbage"}, {"id", "EVT0000000000z"}} {
 			s = hot(c.Stream(q, "bad"+strconv.Itoa(i)))
-			top := EntryID{Ms: uint64(engineMs(t, c) + 300), Seq: 700 << seqBits}
+			top := EntryID{Ms: uint64(engineMs(t, c)), Seq: 700 << seqBits}
 			_, err = c.Do(bg, append([]string{"XADD", s.key, top.String()}, fields...)...)
 			require.NoError(t, err)
+			cell := engineCell(t, c, q)
 			rep = lean(s.key)
 			require.Equal(t, wire.AppendOK, rep.Status, "%+v", rep)
-			require.Equal(t, contendedWant(top, 5, rep.EngineUs/1000, 1), rep.Receipts)
+			require.Equal(t, contendedWant(top, cell, rep.EngineUs/1000, 1), rep.Receipts)
 			id, err := hot(s).Append(bg, F("k", "w"))
 			require.NoError(t, err)
 			last, err := c.conn.XRange(bg, s.key, "-", "+", 1, true)
@@ -261,11 +362,12 @@ func TestContendedScriptEdges(t *testing.T) {
 		// Records without payload fields, alone and in a batch.
 		for i, recs := range [][][]string{{{}}, {{}, {"a", "b"}, {}}} {
 			key := c.Stream(q, "nofields"+strconv.Itoa(i)).Key()
-			top := EntryID{Ms: uint64(engineMs(t, c) + 300), Seq: 700 << seqBits}
+			top := EntryID{Ms: uint64(engineMs(t, c)), Seq: 700 << seqBits}
 			putTop(t, c, key, top)
-			rep, err := c.conn.StreamAppendContended(bg, key, 5, skew, recs)
+			cell := engineCell(t, c, q)
+			rep, err := c.conn.StreamAppendContended(bg, key, keyspace.EngineCellKey(q), 5, skew, recs)
 			require.NoError(t, err)
-			require.Equal(t, contendedWant(top, 5, rep.EngineUs/1000, len(recs)), rep.Receipts)
+			require.Equal(t, contendedWant(top, cell, rep.EngineUs/1000, len(recs)), rep.Receipts)
 			entries, err := c.conn.XRange(bg, key, "-", "+", 0, false)
 			require.NoError(t, err)
 			require.Len(t, entries, len(recs)+1)
@@ -278,7 +380,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		s = hot(c.Stream(q, "wrongtype"))
 		_, err = c.Do(bg, "SET", s.key, "x")
 		require.NoError(t, err)
-		_, err = c.conn.StreamAppendContended(bg, s.key, 5, skew, contendedRecords(1))
+		_, err = c.conn.StreamAppendContended(bg, s.key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 		require.ErrorIs(t, err, ErrWrongType)
 		_, err = s.Append(bg, F("k", "v"))
 		require.ErrorIs(t, err, ErrWrongType)

@@ -47,6 +47,41 @@ func TestOwnRacesStayPlain(t *testing.T) {
 	require.Len(t, evs, 64*300)
 }
 
+// TestOwnRacesStayPlainBatches: batches of 64 from 16 goroutines of one
+// client race each other as single appends do (a later batch minted after
+// this one may reach the engine first); the refused records are minted
+// again and sent plain once more, so the stream never turns contended and
+// the scripts stay rare.
+func TestOwnRacesStayPlainBatches(t *testing.T) {
+	t.Parallel()
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(3)})
+	s := c.Stream(echomqtest.Queue(t), "own-batches")
+	batch := make([]echomq.Fields, 64)
+	for i := range batch {
+		batch[i] = echomq.F("i", itoa(i))
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 40 {
+				if _, err := s.AppendBatch(ctx, batch); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := c.AppendStats()
+	require.EqualValues(t, 16*40*64, st.Records)
+	require.Zero(t, st.Contended, "own races sent the stream to the script: %+v", st)
+	require.Less(t, st.Scripts, int64(16*40)/4, "own races sent the batches to the script: %+v", st)
+	t.Logf("%+v: %.4f refused XADDs per entry", st, float64(st.Refused)/float64(st.Records))
+	evs, err := s.Read(ctx, echomq.All, nil)
+	require.NoError(t, err)
+	require.Len(t, evs, 16*40*64)
+}
+
 // TestForeignTopCountsContended: a top written by another node above this
 // writer's ids turns the stream contended once (AppendStats.Contended),
 // and the appends after it go to the script without a refused XADD first.
@@ -75,16 +110,18 @@ func TestForeignTopCountsContended(t *testing.T) {
 
 // testContendedAppend (conformance): a stream whose top another node wrote
 // ahead of this writer turns contended after two refused plain XADDs; its
-// appends after that (single records and a batch) go to the lean contended
-// script without a refusal first, follow the top in its millisecond with the
-// next sequence, and keep the house shape: entry id = the receipt's, the
-// receipt field first, stream order = id order.
+// appends after that (single records and a batch) go to the scripts without
+// a refusal first, follow the top in its millisecond with the engine's ids
+// (node EngineNode, the ahead region of its sequences: 2048, 2049, ...), and
+// keep the house shape: entry id = the receipt's, the receipt field first,
+// stream order = id order.
 func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "contended")
 	now, err := c.EngineTime(ctx)
 	require.NoError(t, err)
-	// Node 1023 with sequence 0: whatever this client's node, the ids
-	// above it are (top's ms, 1023<<12 | 1, 2, ...) while the clock is behind.
+	// Node 1023 with sequence 0, 400 ms ahead: whatever this client's node,
+	// the ids above it are (top's ms, 1023<<12 | 2048, 2049, ...) while the
+	// clock is behind (a fresh queue: its ahead cell starts empty).
 	top := at(t, now.Add(400*time.Millisecond), echomq.MaxNode, 0)
 	_, err = c.Do(ctx, "XADD", s.Key(), top.EntryID().String(), "id", top.String(), "n", "top")
 	require.NoError(t, err)
@@ -105,8 +142,8 @@ func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 		if !id.Time().Equal(top.Time()) {
 			continue // the clock reached the top's millisecond: the rule moved on
 		}
-		require.Equal(t, echomq.MaxNode, id.Snowflake().Node(), "record %d: %v", i, id)
-		require.Equal(t, i+1, id.Snowflake().Seq(), "record %d: %v", i, id)
+		require.Equal(t, echomq.EngineNode, id.Snowflake().Node(), "record %d: %v", i, id)
+		require.Equal(t, 2048+i, id.Snowflake().Seq(), "record %d: %v", i, id)
 	}
 	raw, err := c.Do(ctx, "XRANGE", s.Key(), "-", "+")
 	require.NoError(t, err)

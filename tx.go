@@ -216,9 +216,9 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 			}
 		}
 	}
-	id, err := tx.c.mint(BrandEvent)
+	id, err := tx.c.mint(ctx, tx.queue, BrandEvent)
 	if err == nil {
-		id, err = tx.c.above(ctx, floor, id)
+		id, err = tx.c.above(ctx, tx.queue, floor, id)
 	}
 	if err != nil {
 		return ID{}, opError("tx append", s.key, err)

@@ -37,7 +37,12 @@ func TestTwoWritersOneStream(t *testing.T) {
 			wg.Go(func() {
 				var mine []echomq.ID
 				for i := range each / perWriterGoroutines {
-					id, err := s.Append(ctx, echomq.F("writer", fmt.Sprint(w.NodeID()), "g", fmt.Sprint(g), "i", fmt.Sprint(i)))
+					node, err := w.NodeID(ctx, q)
+					if err != nil {
+						errs <- err
+						return
+					}
+					id, err := s.Append(ctx, echomq.F("writer", fmt.Sprint(node), "g", fmt.Sprint(g), "i", fmt.Sprint(i)))
 					if err != nil {
 						errs <- err
 						return

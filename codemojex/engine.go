@@ -3,6 +3,7 @@ package codemojex
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -185,7 +186,16 @@ func (e *Engine) now() time.Time { return e.cfg.Clock() }
 
 func (e *Engine) nowMS() int64 { return e.now().UnixMilli() }
 
-func (e *Engine) mint(brand string) string { return e.client.Minter().NextID(brand).String() }
+// mint mints an id under brand in the engine's queue (ids are unique
+// within their queue): an error when the queue's node id lease cannot be
+// taken or may have lapsed.
+func (e *Engine) mint(ctx context.Context, brand string) (string, error) {
+	id, err := e.client.MintID(ctx, e.queue, brand)
+	if err != nil {
+		return "", fmt.Errorf("codemojex: mint a %s id: %w", brand, err)
+	}
+	return id.String(), nil
+}
 
 // Now returns the engine's clock reading.
 func (e *Engine) Now() time.Time { return e.cfg.Clock() }

@@ -127,8 +127,12 @@ func (e *Engine) startGame(ctx context.Context, t *txn, r Room, p Player, out *J
 		return err
 	}
 	now := e.nowMS()
+	gid, err := e.mint(ctx, BrandGame)
+	if err != nil {
+		return err
+	}
 	g := gameRecord{
-		ID: e.mint(BrandGame), Room: r.ID, Set: r.Set, Mode: r.Mode, Keyboard: kb.String(), Secret: secret.String(),
+		ID: gid, Room: r.ID, Set: r.Set, Mode: r.Mode, Keyboard: kb.String(), Secret: secret.String(),
 		Prize: r.Prize, Fee: r.Fee, Free: r.Free, StartedMS: now, EndsMS: now + r.DurationMS, Status: StatusOpen,
 	}
 	if r.Mode.Committed() {

@@ -66,9 +66,13 @@ func (e *Engine) SignIn(ctx context.Context, id Identity) (Player, string, error
 	}
 	token := hex.EncodeToString(raw[:])
 	idKey := id.Provider + "." + id.Subject
-	fresh := Player{ID: e.mint(BrandPlayer), Name: id.Name, CreatedMS: e.nowMS()}
+	pid, err := e.mint(ctx, BrandPlayer)
+	if err != nil {
+		return Player{}, "", err
+	}
+	fresh := Player{ID: pid, Name: id.Name, CreatedMS: e.nowMS()}
 	var out Player
-	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		pid, known, err := getJSON[string](ctx, t, tableIdentities, idKey)
 		if err != nil {
 			return err

@@ -82,12 +82,16 @@ func (e *Engine) CreateRoom(ctx context.Context, spec RoomSpec) (Room, error) {
 	if err := e.checkSpec(&spec); err != nil {
 		return Room{}, err
 	}
+	rid, err := e.mint(ctx, BrandRoom)
+	if err != nil {
+		return Room{}, err
+	}
 	r := Room{
-		ID: e.mint(BrandRoom), Name: strings.TrimSpace(spec.Name), Set: spec.Set, Mode: spec.Mode,
+		ID: rid, Name: strings.TrimSpace(spec.Name), Set: spec.Set, Mode: spec.Mode,
 		DurationMS: spec.Duration.Milliseconds(), Prize: spec.Prize, Fee: spec.Fee, Free: spec.Free,
 		Cells: spec.Cells, Status: RoomWaiting, CreatedMS: e.nowMS(),
 	}
-	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		if err := t.put(tableRooms, r.ID, r); err != nil {
 			return err
 		}

@@ -48,7 +48,15 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 	if err := ctx.Err(); err != nil {
 		return Receipt{}, err
 	}
-	req := submitReq{player: player, game: game, codes: codes, guess: e.mint(BrandGuess), job: e.client.Minter().NextID(BrandJob)}
+	guess, err := e.mint(ctx, BrandGuess)
+	if err != nil {
+		return Receipt{}, err
+	}
+	job, err := e.client.MintID(ctx, e.queue, BrandJob)
+	if err != nil {
+		return Receipt{}, err
+	}
+	req := submitReq{player: player, game: game, codes: codes, guess: guess, job: job}
 	res, err := e.submits.Do(context.WithoutCancel(ctx), req)
 	if err == nil {
 		err = res.err

@@ -102,8 +102,12 @@ func (t *txn) append(ctx context.Context, stream string, kv ...string) (echomq.I
 
 // ledger buffers one ledger row.
 func (t *txn) ledger(ctx context.Context, player string, c Currency, delta, balance int64, reason, ref string) error {
-	_, err := t.append(ctx, StreamLedger,
-		"txn", t.e.mint(BrandTxn),
+	txn, err := t.e.mint(ctx, BrandTxn)
+	if err != nil {
+		return err
+	}
+	_, err = t.append(ctx, StreamLedger,
+		"txn", txn,
 		"player", player,
 		"currency", string(c),
 		"delta", strconv.FormatInt(delta, 10),

@@ -73,9 +73,12 @@ func (e *Engine) Convert(ctx context.Context, player string, diamonds int64) (Wa
 	if err := checkID(player, BrandPlayer); err != nil {
 		return Wallet{}, err
 	}
-	ref := e.mint(BrandTxn)
+	ref, err := e.mint(ctx, BrandTxn)
+	if err != nil {
+		return Wallet{}, err
+	}
 	var out Wallet
-	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		w, ok, err := getJSON[Wallet](ctx, t, tableWallets, player)
 		if err != nil {
 			return err

@@ -31,8 +31,8 @@ func TestBadInput(t *testing.T) {
 	name := echomqtest.Queue(t)
 	q, err := lanes.New(client, name, &lanes.Config{MaxPayload: 16})
 	require.NoError(t, err)
-	plr := client.Minter().NextID(echomq.BrandPlayer)
-	job := client.Minter().NextID(echomq.BrandJob)
+	plr := echomq.MustID(echomq.BrandPlayer, 1)
+	job := echomq.MustID(echomq.BrandJob, 1)
 
 	var (
 		nameErr *echomq.NameError

@@ -69,6 +69,11 @@ func (q *Queue) Enqueue(ctx context.Context, lane string, payload []byte, opts *
 	if err != nil {
 		return echomq.ID{}, err
 	}
+	if id.IsZero() {
+		if id, err = q.mint(ctx, &a); err != nil {
+			return echomq.ID{}, opError("enqueue", q.name, err)
+		}
+	}
 	v, err := q.enqueues.Do(ctx, a)
 	if err != nil {
 		return echomq.ID{}, opError("enqueue", q.name, err)
@@ -94,6 +99,16 @@ func (q *Queue) EnqueueBatch(ctx context.Context, reqs []Request) ([]Enqueued, e
 		}
 		as[i], out[i].ID = a, id
 	}
+	// Ids are minted once every request passed (the first mint of a queue
+	// leases a node id in it: nothing is written for a bad batch).
+	for i := range as {
+		if out[i].ID.IsZero() {
+			var err error
+			if out[i].ID, err = q.mint(ctx, &as[i]); err != nil {
+				return nil, opError("enqueue batch", q.name, err)
+			}
+		}
+	}
 	for from := 0; from < len(as); from += wire.LaneEnqueueMax {
 		to := min(from+wire.LaneEnqueueMax, len(as))
 		vs, err := q.conn.LaneEnqueue(ctx, q.keys, q.cfg.History, as[from:to])
@@ -114,7 +129,19 @@ func (q *Queue) enqueueRun(ctx context.Context, as []wire.LaneAdmit) ([]wire.Lan
 	return q.conn.LaneEnqueue(ctx, q.keys, q.cfg.History, as)
 }
 
-// admit checks one enqueue and builds its script input.
+// mint mints the JOB id of an admitted enqueue that named none.
+func (q *Queue) mint(ctx context.Context, a *wire.LaneAdmit) (echomq.ID, error) {
+	id, err := q.client.MintID(ctx, q.name, echomq.BrandJob)
+	if err != nil {
+		return echomq.ID{}, err
+	}
+	a.ID = id.String()
+	return id, nil
+}
+
+// admit checks one enqueue and builds its script input; the id is left
+// zero (and a.ID empty) when the caller named none: [Queue.mint] mints it
+// once every check passed.
 func (q *Queue) admit(lane string, payload []byte, opts *EnqueueOpts) (wire.LaneAdmit, echomq.ID, error) {
 	var o EnqueueOpts
 	if opts != nil {
@@ -138,10 +165,6 @@ func (q *Queue) admit(lane string, payload []byte, opts *EnqueueOpts) (wire.Lane
 	id := o.ID
 	switch {
 	case id.IsZero():
-		var err error
-		if id, err = q.client.MintID(echomq.BrandJob); err != nil {
-			return wire.LaneAdmit{}, echomq.ID{}, err
-		}
 	case !id.Is(echomq.BrandJob):
 		return wire.LaneAdmit{}, echomq.ID{}, &echomq.KindError{Want: echomq.BrandJob, Got: id.Brand()}
 	}
@@ -150,5 +173,9 @@ func (q *Queue) admit(lane string, payload []byte, opts *EnqueueOpts) (wire.Lane
 	if delay > 0 && delay < time.Millisecond {
 		delay = time.Millisecond
 	}
-	return wire.LaneAdmit{ID: id.String(), Lane: lane, Payload: payload, Delay: delay, MaxAttempts: o.MaxAttempts}, id, nil
+	var sid string
+	if !id.IsZero() {
+		sid = id.String()
+	}
+	return wire.LaneAdmit{ID: sid, Lane: lane, Payload: payload, Delay: delay, MaxAttempts: o.MaxAttempts}, id, nil
 }

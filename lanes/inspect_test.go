@@ -111,7 +111,9 @@ func TestInspection(t *testing.T) {
 	require.Equal(t, lanes.StateDelayed, delayed.State)
 	require.Equal(t, "3600000", delayed.History[0].Detail)
 
-	_, err = q.Job(ctx, q.Client().Minter().NextID(echomq.BrandJob))
+	absent, err := q.Client().MintID(ctx, q.Name(), echomq.BrandJob)
+	require.NoError(t, err)
+	_, err = q.Job(ctx, absent)
 	require.ErrorIs(t, err, lanes.ErrNotFound)
 }
 

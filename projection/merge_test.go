@@ -45,7 +45,8 @@ func TestMergeThreeStreams(t *testing.T) {
 	// writers raced, so some ids were chosen by the engine, not by either
 	// minter: the tops are read, and the minter moved past them.)
 	for i := range 5 {
-		m := b.client.Minter()
+		m, err := b.client.Minter(b.ctx, b.queue)
+		require.NoError(t, err)
 		for _, s := range []*echomq.Stream{srcs[2], srcs[0]} {
 			last, err := s.ReadLatest(b.ctx, 1)
 			require.NoError(t, err)

@@ -190,7 +190,10 @@ func (b *Bot) join(ctx context.Context, q *models.CallbackQuery, pid, room strin
 	if err != nil {
 		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	job := b.c.Minter().NextID(codemojex.BrandJob)
+	job, err := b.c.MintID(ctx, b.e.Queue(), codemojex.BrandJob)
+	if err != nil {
+		return errors.Join(err, b.answer(ctx, q, tell(err)))
+	}
 	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
 		if err := putJSON(tx, tableCompose, chatKey(chat), composeRecord{Player: pid, Game: j.Game, Room: room, Job: job.String()}); err != nil {
 			return err

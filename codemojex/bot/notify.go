@@ -78,7 +78,11 @@ func (b *Bot) notify(ctx context.Context, key string, ns []notice) error {
 		for j, i := range reach {
 			rec := recs[j]
 			if rec == nil {
-				rec = &noticeRecord{Job: b.c.Minter().NextID(codemojex.BrandJob).String()}
+				job, err := b.c.MintID(ctx, b.e.Queue(), codemojex.BrandJob)
+				if err != nil {
+					return err
+				}
+				rec = &noticeRecord{Job: job.String()}
 				if err := putJSON(tx, tableNotices, keys[j], rec); err != nil {
 					return err
 				}

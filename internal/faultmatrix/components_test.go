@@ -109,7 +109,10 @@ func produceJobs(c *cell, ctx context.Context) {
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
 		id, ok := ids[n]
 		if !ok {
-			id = c.direct.Minter().NextID(echomq.BrandJob)
+			var err error
+			if id, err = c.direct.MintID(ctx, c.queue, echomq.BrandJob); err != nil {
+				return err
+			}
 			ids[n] = id
 		}
 		i, _ := strconv.Atoi(n)

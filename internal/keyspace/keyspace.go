@@ -87,8 +87,10 @@ func DeadKey(q, name string) string { return StreamKey(q, name) + ":dead" }
 // VersionKey returns "{emq}:version", the interop version fence.
 func VersionKey() string { return Reserve("version") }
 
-// NodeKey returns "{emq}:node:<n>", the lease of node id n.
-func NodeKey(n int) string { return Reserve("node:" + strconv.Itoa(n)) }
+// NodeKey returns "emq:{q}:node:<n>", the lease of node id n in queue q:
+// node ids are leased per queue, so that a user confined to its queues'
+// keys can lease one and cannot exhaust another tenant's.
+func NodeKey(q string, n int) string { return QueueKey(q, "node:"+strconv.Itoa(n)) }
 
 // HashTag returns the part of key that selects its cluster slot: the bytes
 // between the first "{" and the first "}" after it when that is non-empty,
@@ -131,3 +133,9 @@ func crc16(s string) uint16 {
 	}
 	return crc
 }
+
+// EngineCellKey returns the queue's engine id cells, the hash "emq:{q}:ids":
+// the last ids the append scripts chose for the queue under the engine's
+// node (field "n" near the clock, "a" following a top ahead of it), so that
+// no id they choose repeats within the queue.
+func EngineCellKey(q string) string { return QueueKey(q, "ids") }

@@ -17,7 +17,7 @@ func TestKeys(t *testing.T) {
 	require.Equal(t, "emq:{cm}:stream:room-opened:archived", keyspace.ArchivedKey("cm", "room-opened"))
 	require.Equal(t, "emq:{cm}:stream:room-opened:dead", keyspace.DeadKey("cm", "room-opened"))
 	require.Equal(t, "{emq}:version", keyspace.VersionKey())
-	require.Equal(t, "{emq}:node:17", keyspace.NodeKey(17))
+	require.Equal(t, "emq:{q1}:node:17", keyspace.NodeKey("q1", 17))
 }
 
 func TestSlot(t *testing.T) {
@@ -32,7 +32,7 @@ func TestSlot(t *testing.T) {
 	for _, k := range []string{keyspace.StreamKey("cm", "b"), keyspace.ArchivedKey("cm", "a"), keyspace.DeadKey("cm", "zz"), keyspace.QueueKey("cm", "lane:x")} {
 		require.Equal(t, want, keyspace.Slot(k), k)
 	}
-	require.Equal(t, keyspace.Slot(keyspace.VersionKey()), keyspace.Slot(keyspace.NodeKey(3)))
+	require.Equal(t, keyspace.Slot(keyspace.StreamKey("q1", "s")), keyspace.Slot(keyspace.NodeKey("q1", 3)))
 }
 
 func TestNames(t *testing.T) {

@@ -3,8 +3,11 @@
 //
 // # State model
 //
-// A node lease is a [lease.Lease] on "{emq}:node:<n>". Acquire tries node
-// ids from a random start and takes the first free one. While the process
+// A node lease is a [lease.Lease] on "emq:{q}:node:<n>", one per queue a
+// client mints for: ids are unique within their queue, so node ids need only
+// be distinct among the queue's writers, and a user confined by ACL to its
+// queues' keys can lease them without reaching another tenant's. Acquire
+// tries node ids from a random start and takes the first free one. While the process
 // lives, the lease's keeper extends it every third of its TTL. When a
 // renewal finds the key gone or held by another token (the process was
 // paused past the TTL, or the engine restarted), the lease is lost: a
@@ -32,15 +35,18 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// MaxNode is the largest node id.
-const MaxNode = 1023
+// MaxNode is the largest node id a writer may lease: 1023 is the engine's
+// (the ids the append scripts choose), never leased.
+const MaxNode = 1022
 
-// ErrExhausted means every node id 0..1023 is leased by someone else.
-var ErrExhausted = errors.New("echomq: no free node id (all 1024 are leased)")
+// ErrExhausted means every node id 0..1022 of the queue is leased by
+// someone else.
+var ErrExhausted = errors.New("echomq: no free node id in the queue (all 1023 writer node ids are leased)")
 
 // Lease is a held node id, kept while the process lives.
 type Lease struct {
 	conn     *wire.Conn
+	queue    string
 	ttl      time.Duration
 	log      *slog.Logger
 	watch    *outage.Watch // logs each outage of the engine once
@@ -56,10 +62,10 @@ type Lease struct {
 	once sync.Once
 }
 
-// Acquire takes a free node id and starts keeping it. onChange is called
-// (from the replacer goroutine) when the lease was lost and replaced.
-func Acquire(ctx context.Context, conn *wire.Conn, ttl time.Duration, log *slog.Logger, onChange func(node int)) (*Lease, error) {
-	l := &Lease{conn: conn, ttl: ttl, log: log, onChange: onChange, watch: outage.New(log, "echomq: node lease"),
+// Acquire takes a free node id in queue and starts keeping it. onChange is
+// called (from the replacer goroutine) when the lease was lost and replaced.
+func Acquire(ctx context.Context, conn *wire.Conn, queue string, ttl time.Duration, log *slog.Logger, onChange func(node int)) (*Lease, error) {
+	l := &Lease{conn: conn, queue: queue, ttl: ttl, log: log, onChange: onChange, watch: outage.New(log, "echomq: node lease"),
 		lost: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	n, cur, err := l.take(ctx)
 	if err != nil {
@@ -75,7 +81,7 @@ func (l *Lease) take(ctx context.Context) (int, *lease.Lease, error) {
 	start := rand.IntN(MaxNode + 1)
 	for i := 0; i <= MaxNode; i++ {
 		n := (start + i) % (MaxNode + 1)
-		cur, err := lease.Take(ctx, l.conn, keyspace.NodeKey(n), l.ttl)
+		cur, err := lease.Take(ctx, l.conn, keyspace.NodeKey(l.queue, n), l.ttl)
 		if errors.Is(err, lease.ErrHeld) {
 			continue
 		}
@@ -97,7 +103,7 @@ func (l *Lease) keep(cur *lease.Lease, node int) {
 		if err == nil {
 			l.watch.OK()
 		} else if !l.watch.Failed("renew node lease", err) && !l.watch.Down() {
-			l.log.Warn("echomq: node id lease renewal failed", "node", node, "err", err)
+			l.log.Warn("echomq: node id lease renewal failed", "queue", l.queue, "node", node, "err", err)
 		}
 	})
 }
@@ -122,14 +128,14 @@ func (l *Lease) replace() {
 				l.mu.Unlock()
 				l.keep(cur, n)
 				l.watch.OK()
-				l.log.Warn("echomq: node id lease lost; leased a new one", "old", old, "new", n)
+				l.log.Warn("echomq: node id lease lost; leased a new one", "queue", l.queue, "old", old, "new", n)
 				if l.onChange != nil {
 					l.onChange(n)
 				}
 				break
 			}
 			if !l.watch.Failed("lease node id", err) && !l.watch.Down() {
-				l.log.Error("echomq: node id lease lost and none could be leased; retrying", "node", old, "err", err)
+				l.log.Error("echomq: node id lease lost and none could be leased; retrying", "queue", l.queue, "node", old, "err", err)
 			}
 			select {
 			case <-l.stop:

@@ -18,6 +18,7 @@ var (
 	ErrNoScript      = errors.New("echomq: script not loaded")
 	ErrClosed        = errors.New("echomq: client closed")
 	ErrEngineFull    = errors.New("echomq: engine full")
+	ErrPermission    = errors.New("echomq: permission denied")
 )
 
 // nonMonotonicMsg is the exact server text for an XADD id at or below the
@@ -46,6 +47,8 @@ func (e *ServerError) Is(target error) bool {
 		return e.Prefix == "NOGROUP"
 	case ErrNoScript:
 		return e.Prefix == "NOSCRIPT"
+	case ErrPermission:
+		return e.Prefix == "NOPERM"
 	case ErrUnavailable:
 		return transientPrefix(e.Prefix)
 	}

@@ -23,8 +23,8 @@ func StreamAppendSource() string { return streamAppendSrc }
 // Append modes of [AppendReq].
 const (
 	// ModeArbitrate keeps a proposed id the engine accepts and otherwise
-	// chooses the next id above the stream top that is not earlier than
-	// the engine's clock.
+	// chooses the engine's next id above the stream top that is not
+	// earlier than the engine's clock (node 1023, from the queue's cell).
 	ModeArbitrate = 'a'
 	// ModeContended is ModeArbitrate on a stream known to be contended: the
 	// script reads the top before it tries the proposal.
@@ -40,9 +40,11 @@ const ExpectEmpty = "-"
 // AppendReq is one call of the append script.
 type AppendReq struct {
 	Key       string // the stream
+	Cell      string // the queue's engine id cell, on the stream's slot
 	IdemKey   string // "" for none; on the stream's slot
 	Mode      byte   // ModeArbitrate, ModeContended or ModeExact
-	Node      int    // the writer's node id, kept in arbitrated ids when it fits
+	Node      int    // the writer's node id (a top of it is the writer's own)
+	OwnTop    string // the engine's last chosen id for this writer on Key, "" for none (also its own)
 	MaxSkewMs int64  // ids and tops further ahead of the engine clock are refused
 	LeadMs    int64  // ModeArbitrate: a proposal further ahead is replaced
 	Expect    string // "" no check, ExpectEmpty, or the entry id the last entry must have
@@ -75,17 +77,17 @@ type AppendReply struct {
 
 // StreamAppend runs the append script.
 func (w *Conn) StreamAppend(ctx context.Context, r *AppendReq) (AppendReply, error) {
-	keys := []string{r.Key}
+	keys := []string{r.Key, r.Cell}
 	if r.IdemKey != "" {
 		keys = append(keys, r.IdemKey)
 	}
-	n := 7
+	n := 8
 	for _, p := range r.Pairs {
 		n += 3 + len(p)
 	}
 	args := make([]string, 0, n)
 	args = append(args, string(r.Mode), strconv.Itoa(r.Node), itoa(r.MaxSkewMs), itoa(r.LeadMs),
-		r.Expect, itoa(max(r.WindowMs, 1)), strconv.Itoa(len(r.EntryIDs)))
+		r.Expect, itoa(max(r.WindowMs, 1)), strconv.Itoa(len(r.EntryIDs)), r.OwnTop)
 	for i := range r.EntryIDs {
 		args = append(args, r.EntryIDs[i], r.Receipts[i], strconv.Itoa(len(r.Pairs[i])))
 		args = append(args, r.Pairs[i]...)

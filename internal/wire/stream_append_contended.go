@@ -29,6 +29,7 @@ const AppendBack = "back"
 const (
 	BackEmpty = "empty" // the stream holds no entry
 	BackSkew  = "skew"  // its top is more than the max skew ahead of the engine's clock
+	BackAhead = "ahead" // its top is ahead of the engine's clock (the append script follows it)
 	BackTail  = "tail"  // its last entry was deleted (XADD compares with the last generated id)
 )
 
@@ -37,16 +38,17 @@ type ContendedReply struct {
 	Status   string   // AppendOK or AppendBack
 	EngineUs int64    // the engine's clock (TIME) in Unix microseconds
 	Top      string   // ok: the top entry id the ids were chosen above
+	OwnTop   bool     // ok: the top is the id the engine last chose for this writer's node
 	Why      string   // back: BackEmpty, BackSkew or BackTail
 	Receipts []string // ok: one per record
 }
 
 // StreamAppendContended appends records to stream under ids the engine
-// chooses above its top (the rule of the append script), with the receipt
-// field first; it hands the append back (AppendBack, nothing written) when
-// the stream is empty, its top lies more than maxSkewMs ahead of the
-// engine's clock, or its last entry was deleted.
-func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node int, maxSkewMs int64, records [][]string) (ContendedReply, error) {
+// chooses above its top from the queue's engine id cell (the rule of the
+// append script), with the receipt field first; it hands the append back
+// (AppendBack, nothing written) when the stream is empty, its top lies more
+// than maxSkewMs ahead of the engine's clock, or its last entry was deleted.
+func (w *Conn) StreamAppendContended(ctx context.Context, stream, cell string, node int, maxSkewMs int64, records [][]string) (ContendedReply, error) {
 	if len(records) == 0 {
 		return ContendedReply{}, fmt.Errorf("echomq: contended append of no records")
 	}
@@ -55,7 +57,7 @@ func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node in
 		n += 1 + len(p)
 	}
 	args := make([]string, 0, n)
-	args = append(args, strconv.Itoa(node<<12), itoa(maxSkewMs))
+	args = append(args, strconv.Itoa(node), itoa(maxSkewMs))
 	if len(records) == 1 {
 		// One record: its fields follow, no count (one argument and one
 		// number conversion fewer on the engine).
@@ -68,7 +70,7 @@ func (w *Conn) StreamAppendContended(ctx context.Context, stream string, node in
 			args = append(args, p...)
 		}
 	}
-	arr, err := streamAppendContendedLua.s.Exec(ctx, w.c, []string{stream}, args).ToArray()
+	arr, err := streamAppendContendedLua.s.Exec(ctx, w.c, []string{stream, cell}, args).ToArray()
 	if err != nil {
 		return ContendedReply{}, convert(err)
 	}
@@ -91,11 +93,12 @@ func decodeAppendContended(arr []valkey.ValkeyMessage, n int) (ContendedReply, e
 	}
 	rep.EngineUs = sec*1_000_000 + usec
 	switch {
-	case rep.Status == AppendOK && len(arr) == 4+n:
+	case rep.Status == AppendOK && len(arr) == 5+n:
 		rep.Top = laneStr(arr[3])
+		rep.OwnTop = laneNum(arr[4]) == 1
 		rep.Receipts = make([]string, n)
 		for i := range rep.Receipts {
-			rep.Receipts[i] = laneStr(arr[4+i])
+			rep.Receipts[i] = laneStr(arr[5+i])
 		}
 	case rep.Status == AppendBack && len(arr) == 4:
 		rep.Why = laneStr(arr[3])

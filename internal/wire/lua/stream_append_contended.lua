@@ -1,44 +1,41 @@
 -- stream_append_contended: the plain append (no idempotency key, no
 -- expected top) on a contended stream, the lean twin of stream_append for
--- its common case: one TIME, one XREVRANGE of the top, the id chosen above
+-- its common case: one TIME, one XREVRANGE of the top, the ids chosen above
 -- it, one XADD per record. It writes nothing and hands the append back to
 -- stream_append for everything else.
 --
--- KEYS[1] the stream. ARGV: the writer's node << 12 (its first tail),
--- max skew ms, then '1' and the fields of one record, or 'n' and per record
--- its field count and fields.
+-- KEYS[1] the stream; KEYS[2] the queue's engine id cells (same slot). ARGV:
+-- the writer's node, max skew ms, then '1' and the fields of one record, or
+-- 'n' and per record its field count and fields.
 --
--- Replies (arrays): {'ok', sec, usec, top entry id, receipt...};
+-- Replies (arrays): {'ok', sec, usec, top entry id, own, receipt...}, own 1
+-- when the top is the id the engine last chose for this writer's node, else
+-- 0;
 -- {'back', sec, usec, why} when the stream is empty ('empty'), its top is
--- more than max skew ahead of TIME ('skew') or its last entry was deleted
--- (XADD compares with the last generated id, above the top read: 'tail').
+-- more than max skew ahead of TIME ('skew') or more than 2 ms ('ahead'), or
+-- its last entry was deleted (XADD compares with the last generated id,
+-- above the top read: 'tail').
 -- Nothing is written then. Other engine errors (WRONGTYPE) are returned as
 -- they are.
 --
--- Law: the same as stream_append's (and aboveTop's in Go): each id is the
--- smallest above the previous top that is not earlier than TIME, with the
--- writer's node bits when they fit, at most one millisecond ahead of TIME
--- unless the top itself is ahead.
+-- Law: the same as stream_append's: each id is the engine's (node 1023,
+-- never leased to a writer), the next value of the queue's near cell that is
+-- not earlier than TIME and lies above the top, so no receipt is handed out
+-- twice in the queue; ahead of TIME only past 2048 chosen ids in one
+-- millisecond of the queue.
 -- Cost: the receipt (EVT and 11 base62 digits of (ms - EPOCH) << 22 | tail,
 -- 63 bits) is split once at 62^7 into a high part (4 digits) and a low part
 -- (7 digits), each exact in a double, instead of a two-limb long division
--- per digit; the bytes go out in one string.char. Numbers are turned into
--- text (a sprintf each) only when no text of them is at hand: the top's
--- millisecond and tail, TIME's millisecond and the writer's tail come as
--- text, and a tail one above another is that text counted up. No table is
--- built but the reply, no string.format.
+-- per digit; the bytes go out in one string.char.
 
 local EPOCH = 1704067200000
 local TAILMAX = 4194303
 local M = 3521614606208 -- 62^7
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 
-local call, pcall, sub, find, char, byte = redis.call, redis.pcall, string.sub, string.find, string.char, string.byte
+local call, pcall, sub, find, char, format = redis.call, redis.pcall, string.sub, string.find, string.char, string.format
 local tonumber, unpack = tonumber, unpack
 local key, argv = KEYS[1], ARGV
-local ostr = argv[1] -- the writer's node << 12
-local own = tonumber(ostr)
-local node = own / 4096
 
 local t = call('TIME')
 local sec, usec = t[1], t[2]
@@ -51,10 +48,30 @@ local top = r[1]
 if not top then return {'back', sec, usec, 'empty'} end
 top = top[1]
 local dash = find(top, '-', 1, true)
-local mstr, tstr = sub(top, 1, dash - 1), sub(top, dash + 1)
-local ms, tail = tonumber(mstr), tonumber(tstr)
+local ms, tail = tonumber(sub(top, 1, dash - 1)), tonumber(sub(top, dash + 1))
 if ms > now + tonumber(argv[2]) then return {'back', sec, usec, 'skew'} end
-if tail > TAILMAX then tail, tstr = TAILMAX, nil end
+if tail > TAILMAX then tail = TAILMAX end
+
+-- The engine's node and the near region of its sequences (see
+-- stream_append): ids from the queue's near cell, (ms - EPOCH) * 2048 + k.
+-- A top more than LEAD ms ahead is handed back (stream_append follows it in
+-- the ahead region).
+local ENGINE, HALF, LEAD = 4190208, 2048, 2
+if ms > now + LEAD then return {'back', sec, usec, 'ahead'} end
+local cell = call('HMGET', KEYS[2], 'n', 'wn')
+local c = tonumber(cell[1] or '0')
+local own = 0
+if cell[2] == argv[1] and tail == ENGINE + c % HALF and ms == (c - c % HALF) / HALF + EPOCH then own = 1 end
+c = c + 1
+local base = ((ms > now and ms or now) - EPOCH) * HALF
+if base > c then c = base end
+if tail >= ENGINE + HALF then
+  base = (ms + 1 - EPOCH) * HALF
+  if base > c then c = base end
+elseif tail >= ENGINE then
+  base = (ms - EPOCH) * HALF + tail - ENGINE + 1
+  if base > c then c = base end
+end
 
 -- receipt returns the EVT id of the A1 entry id (ms, tail): the snowflake
 -- h << 22 | tail (h = ms - EPOCH < 2^41) is hi * 62^7 + lo, found by two
@@ -92,47 +109,25 @@ local function receipt(h, tl)
     l7 + (l7 < 10 and 48 or l7 < 36 and 55 or 61))
 end
 
-local out = {'ok', sec, usec, top}
+local out = {'ok', sec, usec, top, own}
 local one, a, last = argv[3] == '1', 4, #argv
 repeat
   local first, stop = a, last
   if not one then first, stop = a + 1, a + tonumber(argv[a]) end
-  -- The smallest id above the top and not before the clock, with this
-  -- writer's node bits when they fit (aboveTop).
-  local inc = false
-  if now > ms then
-    ms, tail, tstr = now, own, ostr
-    -- now as text, from TIME's (usec has no leading zeros).
-    mstr = sec .. sub('00000' .. usec, -6, -4)
-  elseif own > tail then
-    tail, tstr = own, ostr
-  elseif (tail - tail % 4096) / 4096 == node and tail % 4096 < 4095 then
-    tail, inc = tail + 1, true
-  elseif ms <= now then
-    ms, tail, mstr, tstr = ms + 1, own, nil, ostr
-  elseif tail < TAILMAX then
-    tail, inc = tail + 1, true
-  else
-    ms, tail, mstr, tstr = ms + 1, own, nil, ostr
-  end
-  -- The entry id's text from text at hand where it can (a number's text
-  -- costs a sprintf): the millisecond's is TIME's or the top's, the tail's
-  -- the writer's or the previous one's with its last digit counted up.
-  if inc then
-    local d = tstr and byte(tstr, -1)
-    if d and d < 57 then tstr = sub(tstr, 1, -2) .. char(d + 1) else tstr = tail .. '' end
-  end
-  if not mstr then mstr = ms .. '' end
-  local eid = mstr .. '-' .. tstr
-  local rc = receipt(ms - EPOCH, tail)
-  local x = pcall('XADD', key, eid, 'id', rc, unpack(argv, first, stop))
+  local seq = c % HALF
+  local h = (c - seq) / HALF
+  local rc = receipt(h, ENGINE + seq)
+  local x = pcall('XADD', key, format('%.0f-%.0f', h + EPOCH, ENGINE + seq), 'id', rc, unpack(argv, first, stop))
   if type(x) == 'table' and x.err then
     -- Above the top read but not above the last generated id: the last
     -- entry was deleted. Only the first XADD can meet it (nothing written).
     if a == 4 and find(x.err, NONMONO, 1, true) then return {'back', sec, usec, 'tail'} end
+    if a > 4 then call('HSET', KEYS[2], 'n', format('%.0f', c - 1), 'wn', argv[1]) end
     return x
   end
   out[#out + 1] = rc
   a = stop + 1
+  c = c + 1
 until a > last
+call('HSET', KEYS[2], 'n', format('%.0f', c - 1), 'wn', argv[1])
 return out

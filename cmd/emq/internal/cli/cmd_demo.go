@@ -117,7 +117,11 @@ func (d *demo) pickStart(ctx context.Context) error {
 // play mints every id of the story on the story clock and appends the beats.
 func (d *demo) play(ctx context.Context) error {
 	now := d.start
-	m, err := echomq.NewMinter(d.c.NodeID(), func() time.Time { return now })
+	node, err := d.c.NodeID(ctx, d.queue)
+	if err != nil {
+		return err
+	}
+	m, err := echomq.NewMinter(node, func() time.Time { return now })
 	if err != nil {
 		return err
 	}

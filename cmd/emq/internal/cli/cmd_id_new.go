@@ -16,9 +16,10 @@ func (a *app) idNewCommand() *cobra.Command {
 		Long: `Mint --count new ids of BRAND at the clock's millisecond, one per line.
 
 With --node the ids are minted offline with that node id. Without it the node
-id is leased from the engine, as appends do, so that two minting processes
-never share one; on the embedded engine the lease proves nothing (it is gone
-when emq exits), so give --node when minting for real without --url.`,
+id is leased in the --queue from the engine, as appends do, so that two
+minting processes of the queue never share one (ids are unique within their
+queue); on the embedded engine the lease proves nothing (it is gone when emq
+exits), so give --node when minting for real without --url.`,
 		Example: "  emq id new PLR\n  emq id new EVT -n 3 --node 7",
 		Args:    argsRange(1, 1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
@@ -40,7 +41,9 @@ when emq exits), so give --node when minting for real without --url.`,
 					return err
 				}
 				defer c.Close()
-				m = c.Minter()
+				if m, err = c.Minter(cmd.Context(), a.queue); err != nil {
+					return err
+				}
 			}
 			ids := make([]echomq.ID, n)
 			for i := range ids {
