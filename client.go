@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq/internal/engines"
@@ -31,6 +32,12 @@ type Client struct {
 	mintMu sync.Mutex
 	astats appendCounters
 	hooks  hookSet
+	engine atomic.Pointer[Engine]
+
+	// watchStop stops the engine watcher and watchDone is closed when it
+	// returned; both nil when none runs.
+	watchStop context.CancelFunc
+	watchDone chan struct{}
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -45,8 +52,14 @@ type Client struct {
 // It returns [ErrNoEngine] for an empty URL (or "embedded:" in a program
 // that does not link the embedded engine), an [*ArgumentError] for a node
 // id out of range or a URL that cannot name an engine, a [*TransportError]
-// when the engine cannot be reached, and a [*VersionError] when Interop is
-// set and the engine's version fence holds another version.
+// when the engine cannot be reached, a [*VersionError] when Interop is
+// set and the engine's version fence holds another version, an
+// [*EvictionError] when the engine's maxmemory-policy evicts keys (unless
+// Config.AllowEviction), and a [*ScriptsError] when the user may not run
+// scripts.
+//
+// The engine's clock, identity, memory and policy ([Client.Engine]) and
+// the scripting check come in one pipelined round trip.
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -90,11 +103,17 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		c.stopEmbedded()
 		return nil, err
 	}
+	c.startWatch()
 	return c, nil
 }
 
 func (c *Client) start(ctx context.Context) error {
-	if err := c.readEngineClock(ctx); err != nil {
+	if err := c.probeEngine(ctx); err != nil {
+		var ee *EvictionError
+		var se *ScriptsError
+		if errors.As(err, &ee) || errors.As(err, &se) {
+			return err
+		}
 		return fmt.Errorf("echomq: connect: read the engine clock: %w", err)
 	}
 	if c.cfg.Interop {
@@ -145,6 +164,10 @@ func (c *Client) fence(ctx context.Context) error {
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.closed)
+		if c.watchStop != nil {
+			c.watchStop()
+			<-c.watchDone
+		}
 		c.releaseLeases()
 		c.conn.Close()
 		c.stopEmbedded()

@@ -19,6 +19,8 @@ func TestCluster(t *testing.T) {
 	t.Parallel()
 	cl := echomqtest.StartCluster(t)
 	c := connect(t, echomq.Config{URL: cl.URL()})
+	require.True(t, c.Engine().Cluster, "Connect learns the cluster")
+	require.True(t, c.Engine().Checked)
 	base := echomqtest.Queue(t)
 	masters := map[string]bool{}
 	for i := range 12 {

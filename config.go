@@ -107,6 +107,23 @@ type Config struct {
 	// Defaults to [DefaultFlushDelay]; a negative value flushes at once.
 	FlushDelay time.Duration
 
+	// AllowEviction lets Connect use an engine whose maxmemory-policy
+	// evicts (allkeys-* or volatile-*). Defaults to false: Connect refuses
+	// it with an [*EvictionError], because such an engine deletes keys by
+	// itself when full, acknowledged events and idempotency keys included,
+	// without an error. Set it only where losing events is acceptable (a
+	// cache-like scratch engine); a warning is logged at Connect.
+	AllowEviction bool
+
+	// EngineCheckInterval is how often the client's engine watcher re-reads
+	// INFO memory: the eviction policy (it can be changed at run time; a
+	// change is logged once) and the used memory behind [Client.Engine]'s
+	// headroom and growth, which the prometheus module exports. At least
+	// 10ms. Defaults to [DefaultEngineCheckInterval]; a negative value runs
+	// no watcher (Engine then keeps what Connect read). The embedded engine
+	// never runs one.
+	EngineCheckInterval time.Duration
+
 	// ClientName is sent to the engine with CLIENT SETNAME: 1..128 bytes,
 	// printable ASCII without spaces. Defaults to "echomq".
 	ClientName string
@@ -130,6 +147,10 @@ const DefaultCallTimeout = 5 * time.Second
 
 // DefaultFlushDelay is the default of [Config.FlushDelay].
 const DefaultFlushDelay = 20 * time.Microsecond
+
+// DefaultEngineCheckInterval is the default of
+// [Config.EngineCheckInterval]: one INFO memory every 15 seconds.
+const DefaultEngineCheckInterval = 15 * time.Second
 
 // Node returns a pointer to n, for [Config.NodeID].
 func Node(n int) *int { return &n }
@@ -160,6 +181,8 @@ func (c Config) validate() error {
 		return bad("call timeout", "%v is above 24h (a negative value turns the bound off)", c.CallTimeout)
 	case c.FlushDelay > 10*time.Millisecond:
 		return bad("flush delay", "%v is above 10ms (a negative value flushes at once)", c.FlushDelay)
+	case c.EngineCheckInterval >= 0 && c.EngineCheckInterval < 10*time.Millisecond:
+		return bad("engine check interval", "%v is below 10ms (a negative value runs no watcher)", c.EngineCheckInterval)
 	case c.MaxBulkBytes < 1:
 		return bad("max bulk bytes", "%d must be positive", c.MaxBulkBytes)
 	case len(c.ClientName) > 128:
@@ -197,6 +220,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FlushDelay == 0 {
 		c.FlushDelay = DefaultFlushDelay
+	}
+	if c.EngineCheckInterval == 0 {
+		c.EngineCheckInterval = DefaultEngineCheckInterval
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"

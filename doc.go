@@ -59,8 +59,9 @@
 // Bad input is refused before any I/O with a typed error ([*NameError],
 // [*FieldError], [*IDError], [*KindError], [*RangeError], [*ArgumentError]);
 // engine replies come back as [*ServerError], matching [ErrWrongType] or
-// [ErrNonMonotonic] where they mean that. All match their sentinels with
-// errors.Is.
+// [ErrNonMonotonic] where they mean that; an engine at its maxmemory
+// refuses appends with an [*EngineFullError] ([ErrEngineFull]). All match
+// their sentinels with errors.Is.
 //
 // # Services
 //
@@ -90,4 +91,11 @@
 // Config.URL names the engine; an empty URL is [ErrNoEngine]. The URL
 // "embedded:" starts an in-process engine in a program that imports package
 // embedded, which programs use as their default for trying things out.
+//
+// Connect learns the engine in the round trip that reads its clock
+// ([Client.Engine]: Redis or Valkey, version, cluster, memory, eviction
+// policy) and refuses one whose maxmemory-policy evicts keys
+// ([*EvictionError]) or a user who may not run scripts ([*ScriptsError]).
+// A watcher owned by the client re-reads the policy and memory every
+// Config.EngineCheckInterval.
 package echomq

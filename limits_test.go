@@ -35,6 +35,7 @@ func TestConnectBadConfig(t *testing.T) {
 		{"dial timeout negative", echomq.Config{DialTimeout: -time.Second}},
 		{"dial timeout high", echomq.Config{DialTimeout: time.Hour}},
 		{"flush delay high", echomq.Config{FlushDelay: time.Second}},
+		{"engine check interval low", echomq.Config{EngineCheckInterval: time.Millisecond}},
 		{"call timeout high", echomq.Config{CallTimeout: 25 * time.Hour}},
 		{"client name space", echomq.Config{ClientName: "a b"}},
 		{"client name newline", echomq.Config{ClientName: "a\nb"}},

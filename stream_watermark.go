@@ -16,7 +16,9 @@ func (s *Stream) PutArchived(ctx context.Context, w ID) error {
 	if !w.Is(BrandEvent) {
 		return opError("put archived", s.key, &KindError{Want: BrandEvent, Got: w.Brand()})
 	}
-	return opError("put archived", s.key, s.c.conn.Set(ctx, keyspace.ArchivedKey(s.queue, s.name), w.String()))
+	// SetFreeing: the archive cycle caches W before its trim, so a full
+	// engine must take it (see internal/wire/oom.go).
+	return opError("put archived", s.key, s.c.conn.SetFreeing(ctx, keyspace.ArchivedKey(s.queue, s.name), w.String()))
 }
 
 // GetArchived returns the cached watermark and true, or the zero ID and

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -39,14 +40,49 @@ type overviewQueue struct {
 type overviewData struct {
 	Queues  []overviewQueue
 	Archive bool
+	Engine  engineLine
 }
+
+// engineLine is the overview's line about the engine: what it is, its
+// policy and its memory headroom (echomq.Client.Engine, no engine read).
+type engineLine struct {
+	Text string
+	// Warn is set when the engine evicts or has under a tenth of its
+	// memory left: appends fail with ErrEngineFull at none.
+	Warn bool
+}
+
+func newEngineLine(e echomq.Engine) engineLine {
+	l := engineLine{Text: e.Name}
+	if e.Version != "" {
+		l.Text += " " + e.Version
+	}
+	if !e.Checked {
+		l.Text += " · policy and memory unknown (INFO not allowed)"
+		return l
+	}
+	l.Text += " · maxmemory-policy " + e.Policy
+	if e.Evicting() {
+		l.Text += " (evicts keys: acknowledged events may vanish)"
+		l.Warn = true
+	}
+	if h, ok := e.Headroom(); ok {
+		l.Text += fmt.Sprintf(" · memory %s of %s used, headroom %s (%.0f%%)", mib(e.UsedMemory), mib(e.MaxMemory), mib(h), 100*float64(h)/float64(e.MaxMemory))
+		l.Warn = l.Warn || h*10 < e.MaxMemory
+	} else {
+		l.Text += " · memory " + mib(e.UsedMemory) + " used, no maxmemory"
+	}
+	return l
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func (overviewData) title() (string, string) { return "Overview", "overview" }
 func (overviewData) live() string            { return "/events" }
 
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	d := overviewData{Archive: h.archiver != nil}
+	d := overviewData{Archive: h.archiver != nil, Engine: newEngineLine(h.client.Engine())}
 	for _, v := range h.queues {
 		oq := overviewQueue{Name: v.name, Projections: len(v.projections)}
 		var errs []string

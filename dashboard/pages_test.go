@@ -249,6 +249,7 @@ func TestOverview(t *testing.T) {
 	require.Regexp(t, `data-live="`+b.queue+`/orders" data-field="rate">5<`, p.body, "five in the last minute")
 	require.Contains(t, p.body, `aria-label="Events per minute over the last 15 minutes, oldest first: 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5"`)
 	require.Contains(t, p.body, "Lanes of "+b.queue)
+	require.Regexp(t, `Engine: (redis|valkey) \d+\.\d+[^<]* · maxmemory-policy noeviction · memory `, p.body)
 	require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'")
 	css := br.get("/static/style.css")
 	require.Equal(t, http.StatusOK, css.status)

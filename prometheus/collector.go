@@ -112,6 +112,13 @@ func NewCollector(cfg CollectorConfig) (*Collector, error) {
 	desc("archive_watermark_timestamp_seconds", "Mint instant of the newest archived entry (Unix seconds); 0 when none.", qs...)
 	desc("archive_pending_entries", "Live entries past the archive policy and not archived yet.", qs...)
 	desc("projection_behind", "Entries of a source stream above the projection's checkpoint.", "projection", "queue", "stream")
+	desc("engine_info", "1, labelled with the engine's name, version and maxmemory-policy (echomq.Client.Engine).", "engine", "version", "policy")
+	desc("engine_evicting", "1 when the engine's maxmemory-policy evicts keys (only noeviction keeps every key).")
+	desc("engine_used_memory_bytes", "The engine's used_memory at the client's last reading (its engine watcher).")
+	desc("engine_max_memory_bytes", "The engine's maxmemory; 0 means no limit.")
+	desc("engine_memory_headroom_bytes", "maxmemory minus used memory; absent when there is no limit. At 0 appends fail with ErrEngineFull.")
+	desc("engine_memory_growth_bytes_per_second", "How fast used memory grew over the watcher's recent readings; 0 when it did not grow.")
+	desc("engine_time_until_full_seconds", "Headroom divided by the recent growth; absent when there is no limit or memory is not growing.")
 	desc("scrape_errors", "Engine reads that failed in this scrape, by source.", "source")
 	desc("scrape_duration_seconds", "Time this scrape's engine reads took.")
 	return c, nil
@@ -146,6 +153,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, p := range c.cfg.Projections {
 		s.projection(ctx, p)
 	}
+	s.engine(c.cfg.Client.Engine())
 	for src, n := range s.errs {
 		s.gauge("scrape_errors", float64(n), src)
 	}
@@ -161,6 +169,29 @@ type scrape struct {
 
 func (s *scrape) gauge(name string, v float64, labels ...string) {
 	s.ch <- prometheus.MustNewConstMetric(s.c.descs[name], prometheus.GaugeValue, v, labels...)
+}
+
+// engine exports the client's reading of its engine: no engine I/O, the
+// client's watcher keeps it current.
+func (s *scrape) engine(e echomq.Engine) {
+	if !e.Checked {
+		return
+	}
+	s.gauge("engine_info", 1, e.Name, e.Version, e.Policy)
+	evicting := 0.0
+	if e.Evicting() {
+		evicting = 1
+	}
+	s.gauge("engine_evicting", evicting)
+	s.gauge("engine_used_memory_bytes", float64(e.UsedMemory))
+	s.gauge("engine_max_memory_bytes", float64(e.MaxMemory))
+	if h, ok := e.Headroom(); ok {
+		s.gauge("engine_memory_headroom_bytes", float64(h))
+	}
+	s.gauge("engine_memory_growth_bytes_per_second", e.Growth)
+	if d, ok := e.UntilFull(); ok {
+		s.gauge("engine_time_until_full_seconds", d.Seconds())
+	}
 }
 
 func (s *scrape) failed(src string, err error) bool {

@@ -15,6 +15,7 @@ const (
 	KindSkew        = "skew"        // an id or a stream top too far ahead of the engine's clock
 	KindWrongType   = "wrongtype"   // the key holds another type
 	KindUnavailable = "unavailable" // transport failures, timeouts, a loading or failing-over engine
+	KindFull        = "full"        // the engine is at its maxmemory (echomq.ErrEngineFull)
 	KindCanceled    = "canceled"    // the caller's context ended
 	KindClosed      = "closed"      // the client was closed
 	KindServer      = "server"      // any other refusal of the engine
@@ -43,6 +44,8 @@ func Kind(err error) string {
 		return KindCanceled
 	case errors.Is(err, echomq.ErrUnavailable):
 		return KindUnavailable
+	case errors.Is(err, echomq.ErrEngineFull):
+		return KindFull
 	case errors.Is(err, echomq.ErrClosed):
 		return KindClosed
 	case errors.As(err, &srv):

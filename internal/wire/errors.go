@@ -17,6 +17,7 @@ var (
 	ErrGroupNotFound = errors.New("echomq: consumer group not found")
 	ErrNoScript      = errors.New("echomq: script not loaded")
 	ErrClosed        = errors.New("echomq: client closed")
+	ErrEngineFull    = errors.New("echomq: engine full")
 	ErrPermission    = errors.New("echomq: permission denied")
 )
 
@@ -54,6 +55,23 @@ func (e *ServerError) Is(target error) bool {
 	return false
 }
 
+// EngineFullError is the engine's OOM reply: its used memory is above its
+// maxmemory and, under the noeviction policy, it refuses every command
+// that may add memory until something frees some. It is permanent for the
+// call (retrying at once only fails again), not a transient failure: it
+// matches [ErrEngineFull], never [ErrUnavailable].
+type EngineFullError struct {
+	// Message is the engine's reply.
+	Message string
+}
+
+func (e *EngineFullError) Error() string {
+	return "echomq: engine full: " + e.Message + " (appends are refused until archiving, trimming or acknowledging frees memory, or maxmemory is raised)"
+}
+
+// Is makes errors.Is(err, ErrEngineFull) true.
+func (e *EngineFullError) Is(target error) bool { return target == ErrEngineFull }
+
 // transientPrefix reports the error replies of an engine that is loading,
 // busy or failing over: they pass by themselves.
 func transientPrefix(p string) bool {
@@ -78,6 +96,9 @@ func convert(err error) error {
 			// The client strips the generic "ERR " prefix; put it back so
 			// the message is the server's text.
 			prefix, msg = "ERR", "ERR "+msg
+		}
+		if prefix == "OOM" {
+			return &EngineFullError{Message: msg}
 		}
 		return &ServerError{Prefix: prefix, Message: msg}
 	}

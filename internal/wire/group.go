@@ -19,7 +19,27 @@ func (w *Conn) XGroupCreate(ctx context.Context, key, group, start string) (bool
 	if errors.Is(err, ErrGroupExists) {
 		return false, nil
 	}
+	if errors.Is(err, ErrEngineFull) && w.groupExists(ctx, key, group) {
+		// A full engine refuses XGROUP CREATE before it looks for the
+		// group; a consumer (re)starting on an existing group must still
+		// run, since consuming and acknowledging is what frees memory.
+		return false, nil
+	}
 	return err == nil, err
+}
+
+// groupExists reports whether key has the group; a failure says no.
+func (w *Conn) groupExists(ctx context.Context, key, group string) bool {
+	rows, err := w.XInfoGroups(ctx, key)
+	if err != nil {
+		return false
+	}
+	for _, r := range rows {
+		if r.Name == group {
+			return true
+		}
+	}
+	return false
 }
 
 // XReadGroup runs XREADGROUP GROUP group consumer COUNT count [BLOCK block]

@@ -2,6 +2,7 @@
 -- ARGV: 1 history cap, 2 lease ms, then id, token pairs.
 -- Reply: the ids that are no longer held by those claims; their handlers
 -- must stop.
+freeing()
 local deadline = now_ms() + tonumber(ARGV[2])
 local lost = {}
 for i = 3, #ARGV, 2 do

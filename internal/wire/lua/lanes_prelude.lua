@@ -18,6 +18,17 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- freeing lets a script whose work frees or moves memory (settling,
+-- renewing leases, the janitor) run on a full engine. At maxmemory under
+-- noeviction the engine refuses (OOM) a script's first write that may grow
+-- memory (HSET, ZADD, …) unless the script has written before: it cannot
+-- undo what a script already wrote. ZREM of the empty member, which no set
+-- holds, is a write that changes nothing and lets the rest run. Enqueue
+-- does not call it: a full engine refuses new jobs.
+local function freeing()
+  redis.call('ZREM', ACTIVE, '')
+end
+
 -- Only running totals are counted; the gauges are the cardinalities of the
 -- state sets (and waiting is what the totals leave), so no path can make
 -- them drift.

@@ -5,6 +5,7 @@
 -- lapsed and went back to their lane, jobs that died so, delayed jobs that
 -- became waiting, holds that ended; next is the delay until the next due
 -- item (0: more is due now, -1: nothing is scheduled).
+freeing()
 local lim = tonumber(ARGV[2])
 local now = now_ms()
 local reaped, dead, promoted, released, more = 0, 0, 0, 0, false

@@ -28,9 +28,10 @@ type infoDoc struct {
 }
 
 func (a *app) infoCommand() *cobra.Command {
-	return &cobra.Command{
+	var engine bool
+	cmd := &cobra.Command{
 		Use:   "info STREAM",
-		Short: "Show a stream's length, first and last events and memory use",
+		Short: "Show a stream's length, first and last events and memory use, or the engine",
 		Long: `Show STREAM's length, its first and last events (ids, entry ids and mint
 instants), the last entry id it ever accepted (appends must go above it, even
 after the newest events were deleted), how far that top is ahead of the engine's
@@ -38,10 +39,24 @@ clock (or behind it) and the engine's MEMORY USAGE of its key. A top ahead of
 the engine's clock means some writer minted into the future; Append refuses to
 follow a top more than 5s ahead.
 
-A stream that does not exist exits 3 with one line on stderr.`,
-		Example: "  emq info orders\n  emq info orders --json | jq .length",
-		Args:    argsRange(1, 1),
+A stream that does not exist exits 3 with one line on stderr.
+
+With --engine (and no STREAM) it shows the engine instead: Redis or Valkey and
+its version, cluster or not, its maxmemory-policy (only noeviction keeps every
+key: an evicting engine is reported, not refused, here), maxmemory, used memory
+and headroom, read with one INFO.`,
+		Example: "  emq info orders\n  emq info orders --json | jq .length\n  emq info --engine",
+		Args:    argsRange(0, 1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
+			if engine {
+				if len(args) > 0 {
+					return usagef("info --engine takes no STREAM (got %d argument%s)", len(args), plural(len(args)))
+				}
+				return a.engineInfo(cmd)
+			}
+			if len(args) == 0 {
+				return usagef("info takes STREAM, or --engine (got 0 arguments)")
+			}
 			if err := a.checkStream(args[0]); err != nil {
 				return err
 			}
@@ -79,6 +94,8 @@ A stream that does not exist exits 3 with one line on stderr.`,
 			})
 		}),
 	}
+	cmd.Flags().BoolVar(&engine, "engine", false, "show the engine (Client.Engine) instead of a stream")
+	return cmd
 }
 
 func (a *app) writeInfo(doc infoDoc, info echomq.StreamInfo) error {

@@ -31,6 +31,9 @@ type app struct {
 	node  int // -1: not given
 	// interop is --interop (or EMQ_INTEROP): the version fence.
 	interop bool
+	// allowEviction connects to an engine that evicts (info --engine
+	// reports such an engine instead of failing on it).
+	allowEviction bool
 }
 
 // nodeFlag is --node: an int whose unset value (-1) prints as "", so the
@@ -194,13 +197,14 @@ func (a *app) nodeID() *int {
 // connect opens the engine. notice receives the embedded-engine notice.
 func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, error) {
 	return echomq.Connect(ctx, echomq.Config{
-		URL:        embedded.Or(a.url),
-		NodeID:     a.nodeID(),
-		Interop:    a.interop,
-		Clock:      a.opts.Clock,
-		ClientName: "emq",
-		Notice:     notice,
-		Logger:     slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		URL:           embedded.Or(a.url),
+		NodeID:        a.nodeID(),
+		Interop:       a.interop,
+		Clock:         a.opts.Clock,
+		AllowEviction: a.allowEviction,
+		ClientName:    "emq",
+		Notice:        notice,
+		Logger:        slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 }
 
