@@ -39,6 +39,12 @@ type Client struct {
 	watchStop context.CancelFunc
 	watchDone chan struct{}
 
+	// budgets are the budgeted streams (nil without Config.Budgets), kept
+	// current by the sampler that budgetStop stops.
+	budgets    budgets
+	budgetStop context.CancelFunc
+	budgetDone chan struct{}
+
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -104,6 +110,8 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c.startWatch()
+	c.budgets = newBudgets(c.cfg.Budgets)
+	c.startBudgets()
 	return c, nil
 }
 
@@ -167,6 +175,10 @@ func (c *Client) Close() error {
 		if c.watchStop != nil {
 			c.watchStop()
 			<-c.watchDone
+		}
+		if c.budgetStop != nil {
+			c.budgetStop()
+			<-c.budgetDone
 		}
 		c.releaseLeases()
 		c.conn.Close()

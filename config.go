@@ -124,6 +124,17 @@ type Config struct {
 	// never runs one.
 	EngineCheckInterval time.Duration
 
+	// Budgets bound the memory of single streams: appends to a stream over
+	// its [StreamBudget] are refused early with a [*BudgetError] (matching
+	// [ErrEngineFull]) until archiving or trimming brings it below. Defaults
+	// to none. A stream may have one budget.
+	Budgets []StreamBudget
+
+	// BudgetInterval is how often the budgeted streams are sampled (XLEN,
+	// and MEMORY USAGE for a byte budget), at least 10ms. Defaults to
+	// [DefaultBudgetInterval].
+	BudgetInterval time.Duration
+
 	// ClientName is sent to the engine with CLIENT SETNAME: 1..128 bytes,
 	// printable ASCII without spaces. Defaults to "echomq".
 	ClientName string
@@ -185,8 +196,21 @@ func (c Config) validate() error {
 		return bad("engine check interval", "%v is below 10ms (a negative value runs no watcher)", c.EngineCheckInterval)
 	case c.MaxBulkBytes < 1:
 		return bad("max bulk bytes", "%d must be positive", c.MaxBulkBytes)
+	case c.BudgetInterval < 10*time.Millisecond:
+		return bad("budget interval", "%v is below 10ms", c.BudgetInterval)
 	case len(c.ClientName) > 128:
 		return bad("client name", "%d bytes: at most 128", len(c.ClientName))
+	}
+	seen := map[string]bool{}
+	for _, b := range c.Budgets {
+		if err := b.validate(); err != nil {
+			return err
+		}
+		key := b.Queue + "/" + b.Stream
+		if seen[key] {
+			return bad("budget", "%s has two budgets", key)
+		}
+		seen[key] = true
 	}
 	for i := 0; i < len(c.ClientName); i++ {
 		if ch := c.ClientName[i]; ch <= ' ' || ch > '~' {
@@ -223,6 +247,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.EngineCheckInterval == 0 {
 		c.EngineCheckInterval = DefaultEngineCheckInterval
+	}
+	if c.BudgetInterval == 0 {
+		c.BudgetInterval = DefaultBudgetInterval
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"

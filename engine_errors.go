@@ -26,7 +26,19 @@ var (
 )
 
 // EngineFullError is the engine's OOM reply; it matches [ErrEngineFull].
+// Appends fill in its UsedMemory and MaxMemory from [Client.Engine].
 type EngineFullError = wire.EngineFullError
+
+// withMemory fills the memory figures of an [*EngineFullError] in err from
+// the client's last reading of the engine.
+func (c *Client) withMemory(err error) error {
+	var fe *EngineFullError
+	if err != nil && errors.As(err, &fe) && fe.MaxMemory == 0 {
+		e := c.Engine()
+		fe.UsedMemory, fe.MaxMemory = e.UsedMemory, e.MaxMemory
+	}
+	return err
+}
 
 // EvictionError is an engine whose maxmemory-policy evicts: when its used
 // memory reaches maxmemory it deletes keys by itself, and EchoMQ's keys

@@ -43,9 +43,11 @@ func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
 // [*KindError] before any I/O.
 func (s *Stream) AppendWith(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	if s.c.hooks.appends() {
-		return s.appendObserved(ctx, f, opts)
+		id, err := s.appendObserved(ctx, f, opts)
+		return id, s.c.withMemory(err)
 	}
-	return s.appendWith(ctx, f, opts)
+	id, err := s.appendWith(ctx, f, opts)
+	return id, s.c.withMemory(err)
 }
 
 func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
@@ -56,6 +58,9 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		return ID{}, opError("append", s.key, err)
 	}
 	if err := opts.validate(); err != nil {
+		return ID{}, opError("append", s.key, err)
+	}
+	if err := s.c.budgets.check(s.key); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
 	if opts.Durable.on() {
@@ -128,9 +133,9 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 // errors as [Stream.Append].
 func (s *Stream) AppendID(ctx context.Context, id ID, f Fields) error {
 	if s.c.hooks.appends() {
-		return s.appendIDObserved(ctx, id, f)
+		return s.c.withMemory(s.appendIDObserved(ctx, id, f))
 	}
-	return s.appendID(ctx, id, f)
+	return s.c.withMemory(s.appendID(ctx, id, f))
 }
 
 func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
@@ -144,6 +149,9 @@ func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 		return opError("append", s.key, &KindError{Want: BrandEvent, Got: id.Brand()})
 	}
 	if err := s.c.checkFields(f); err != nil {
+		return opError("append", s.key, err)
+	}
+	if err := s.c.budgets.check(s.key); err != nil {
 		return opError("append", s.key, err)
 	}
 	c := s.c
@@ -222,9 +230,11 @@ func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error
 // An error of the script fails every record ([*BatchError]).
 func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	if s.c.hooks.appends() {
-		return s.appendBatchObserved(ctx, records, opts)
+		ids, err := s.appendBatchObserved(ctx, records, opts)
+		return ids, s.c.withMemory(err)
 	}
-	return s.appendBatchWith(ctx, records, opts)
+	ids, err := s.appendBatchWith(ctx, records, opts)
+	return ids, s.c.withMemory(err)
 }
 
 func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
@@ -241,6 +251,9 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	}
 	if len(records) == 0 {
 		return nil, nil
+	}
+	if err := s.c.budgets.check(s.key); err != nil {
+		return nil, opError("append batch", s.key, err)
 	}
 	if opts.Durable.on() {
 		ids, err := s.appendDurable(ctx, records, &opts)

@@ -204,6 +204,9 @@ func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
 	if err := tx.c.checkFields(f); err != nil {
 		return ID{}, opError("tx append", s.key, err)
 	}
+	if err := tx.c.budgets.check(s.key); err != nil {
+		return ID{}, opError("tx append", s.key, err)
+	}
 	floor, known := tx.floor[s.key]
 	if tx.retry && !known {
 		info, ok, err := tx.c.conn.XInfoStream(ctx, s.key)

@@ -63,6 +63,10 @@ func (e *ServerError) Is(target error) bool {
 type EngineFullError struct {
 	// Message is the engine's reply.
 	Message string
+	// UsedMemory and MaxMemory are the engine's figures at the client's
+	// last reading (Connect, then its engine watcher), when the call that
+	// met the reply knew them; 0 when not known.
+	UsedMemory, MaxMemory int64
 }
 
 func (e *EngineFullError) Error() string {
