@@ -38,7 +38,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.AddCommand(serveCmd(stdout, stderr), simCmd(stdout, stderr), roomCmd(stdout), grantCmd(stdout), playerCmd(stdout))
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(stderr, "codemojex:", err)
+		fmt.Fprintln(stderr, "codemojex:", message(err))
 		var ue usageError
 		if errors.As(err, &ue) || strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
 			return 2
@@ -49,6 +49,17 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 type usageError struct{ error }
+
+// message is err's text without the package prefixes its wrappers repeat
+// ("codemojex: echomq: connect: echomq: transport: …" reads "connect:
+// transport: …" after the one "codemojex:" the command prints).
+func message(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"codemojex: ", "echomq: ", "sim: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return msg
+}
 
 // auto reads a flag of auto, true or false; auto means embedded.
 func auto(flag, v string, embedded bool) (bool, error) {

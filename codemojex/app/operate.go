@@ -153,8 +153,8 @@ func roomCreateCmd(stdout io.Writer, ef *engineFlags) *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("--mode %q is not classic or blind", mode)}
 			}
-			if _, err := codemojex.ParseDuration(spec.Duration.String()); err != nil {
-				return usageError{fmt.Errorf("--duration %s is out of range: a game runs 1s to 720h (such as 3m or 1h)", spec.Duration)}
+			if spec.Duration < time.Second {
+				return usageError{fmt.Errorf("--duration %s is too short: a game runs 1s to 720h (such as 3m or 1h)", spec.Duration)}
 			}
 			spec.Mode = m
 			return ef.open(cmd.Context(), func(e *codemojex.Engine) error {
@@ -249,7 +249,11 @@ func grantCmd(stdout io.Writer) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(stdout, "%s granted %d %s: %s\n", p.ID, amount, cur, walletText(w))
+				unit := string(cur)
+				if amount == 1 {
+					unit = strings.TrimSuffix(unit, "s")
+				}
+				fmt.Fprintf(stdout, "%s granted %d %s: %s\n", p.ID, amount, unit, walletText(w))
 				return nil
 			})
 		},
