@@ -35,7 +35,7 @@ func TestCreateRoom(t *testing.T) {
 	require.Equal(t, http.StatusOK, page.status)
 	require.Contains(t, page.body, `Room &#34;Vault&#34; created: `+r.ID+`.`)
 	require.Contains(t, page.body, `id="room-`+r.ID+`"`)
-	for _, s := range []string{"<td>food</td>", "<td>blind</td>", "2 clips (free)", "500 diamonds", "<td>waiting</td>", "2h0m0s", "18 cells"} {
+	for _, s := range []string{`<td data-label="Set">food</td>`, `<td data-label="Mode">blind</td>`, "2 clips (free)", "500 diamonds", `<td data-label="Status">waiting</td>`, "2h0m0s", "18 cells"} {
 		require.Contains(t, page.body, s)
 	}
 	require.NotContains(t, b.get("/op/rooms").body, "created: ", "the notice shows once")

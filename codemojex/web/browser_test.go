@@ -243,7 +243,7 @@ func pageSays(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	var s string
-	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + (document.getElementById("outage") || {}).textContent + " | " + (document.getElementById("guess-error") || {}).textContent + " | " + (document.getElementById("score") || {}).textContent + " | feed " + document.querySelectorAll("#feed li").length`, &s)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + (document.getElementById("outage") || {}).textContent + " | " + (document.getElementById("guess-error") || {}).textContent + " | " + (document.getElementById("score") || {}).textContent + " | submit " + ((document.getElementById("submit") || {}).textContent) + " | slots " + document.querySelectorAll("#slots .slot:not([aria-disabled=true])").length + " | feed " + document.querySelectorAll("#feed li").length`, &s)); err != nil {
 		return "unreadable: " + err.Error()
 	}
 	return s

@@ -7,6 +7,8 @@
   const body = document.body;
   const game = body.dataset.game;
   let slots = [], cells = [], endsAt = 0, timer = 0, sending = false, view = null, settling = 0;
+  // unsent: a guess the outage refused waits in the slots to be sent again.
+  let unsent = false;
 
   function cellOf(code) { return cells.find((c) => c.code === code); }
   function glyph(code) { const c = cellOf(code); return c ? c.glyph : "?"; }
@@ -195,7 +197,7 @@
     $("submit").textContent = "Sending…";
     try {
       const rc = await api("POST", "/api/games/" + encodeURIComponent(game) + "/guess?wait=5s", { codes });
-      showError("");
+      showError(""); unsent = false;
       showWallet(rc.receipt.balance);
       slots = []; drawSlots();
       $("score").textContent = "Scoring…";
@@ -211,6 +213,7 @@
         // The player's words; the page retries and shows the score
         // (or the refund) once the game is back.
         showError("Not sent: the game is out of reach for a moment. Your guess is kept here: submit it again once the page says it is back.");
+        unsent = slots.length === 6;
         cmx.lost();
       } else {
         showError("Not sent: " + e.message);
@@ -229,7 +232,10 @@
   $("clear").onclick = () => { slots = []; drawSlots(); showError(""); };
   $("next-game").onclick = nextGame;
 
-  cmx.load = async () => { await board(); await loadFeed(game); showError(""); };
+  cmx.load = async () => {
+    await board(); await loadFeed(game);
+    showError(unsent && slots.length === 6 ? "The game is back: press Submit to send your guess again." : "");
+  };
   cmx.live = () => follow(game, {
     "player-joined": (d) => { $("players").textContent = (parseInt($("players").textContent, 10) || 0) + 1; liveFeed(d); leaderboard().catch(() => {}); },
     "game-started": (d) => { liveFeed(d); leaderboard().catch(() => {}); },
