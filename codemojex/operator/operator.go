@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,6 +166,14 @@ var funcs = template.FuncMap{
 	},
 	"duration": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
 	"round":    func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	// amount is n of a currency or a thing, its word in the singular for
+	// 1 and -1: "1 key", "-1 key", "2 keys".
+	"amount": func(n int64, unit string) string {
+		if n == 1 || n == -1 {
+			unit = strings.TrimSuffix(unit, "s")
+		}
+		return strconv.FormatInt(n, 10) + " " + unit
+	},
 }
 
 // render writes a page with status; the notice of the last accepted form

@@ -124,6 +124,8 @@ func startBrowser(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// Screenshots as wide as the viewport: no scrollbar takes 15px off.
+		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(profile),
 	)
 	t.Cleanup(cancelAlloc)

@@ -155,7 +155,7 @@ func outage(t *testing.T, h *harness, srv *echomqtest.Server, ctx context.Contex
 	for {
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Click(`#submit`, chromedp.ByQuery),
-			chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored") || document.getElementById("guess-error").textContent !== ""`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+			chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored") || document.getElementById("guess-error").textContent.startsWith("Not sent")`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 			chromedp.Text(`#score`, &score, chromedp.ByQuery),
 			chromedp.Evaluate(`document.getElementById("guess-error").textContent`, &said),
 		), "%s: a guess after the recovery (page says %q)", vp, pageSays(ctx))
