@@ -92,7 +92,7 @@ type ServeConfig struct {
 	Workers int
 	// Sweep is how often expired games are closed. Defaults to 1s.
 	Sweep time.Duration
-	// Demo seeds two demo rooms when the engine has no room yet. Defaults
+	// Demo seeds the demo rooms ([DemoRooms]) when the engine has no room yet. Defaults
 	// to false (the command turns it on for the embedded engine).
 	Demo bool
 	// StarterKeys and StarterClips are granted at a player's first
