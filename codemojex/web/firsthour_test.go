@@ -307,14 +307,9 @@ func firstHour(p *pass) {
 	// The operator ends it: the end screen places the player among both.
 	_, err = h.e.Close(bg, game, codemojex.ReasonOperator)
 	require.NoError(t, err)
-	var title, result, you string
-	require.NoError(t, chromedp.Run(ctx,
-		chromedp.WaitVisible(`#end`, chromedp.ByQuery),
-		chromedp.Poll(`document.getElementById("end").dataset.done === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
-		chromedp.Text(`#end-title`, &title, chromedp.ByQuery),
-		chromedp.Text(`#end-result`, &result, chromedp.ByQuery),
-		chromedp.Text(`#end-you`, &you, chromedp.ByQuery),
-	))
+	var end endScreen
+	require.NoError(t, chromedp.Run(ctx, end.read()))
+	title, result, you := end.title, end.result, end.you
 	require.Equal(t, "Closed by the operator", title)
 	require.Equal(t, "The operator closed the game early: the best total so far wins. Nobody scored above 0, so no prize was paid.", result)
 	require.Equal(t, "You did not score above 0 this game.", you)
@@ -413,4 +408,18 @@ func operatorPages(p *pass) {
 	require.Equal(t, codemojex.StatusSettled, g.Status)
 	p.check("op-closed")
 	require.NoError(t, chromedp.Run(ctx, chromedp.Submit(`form.signout button`, chromedp.ByQuery), chromedp.WaitVisible(`#token`, chromedp.ByQuery)))
+}
+
+// endScreen is what a game's end screen says, once the page shows it.
+type endScreen struct{ title, result, you string }
+
+// read waits for the end screen, filled, and reads it.
+func (e *endScreen) read() chromedp.Action {
+	return chromedp.Tasks{
+		chromedp.WaitVisible(`#end`, chromedp.ByQuery),
+		chromedp.Poll(`document.getElementById("end").dataset.done === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+		chromedp.Text(`#end-title`, &e.title, chromedp.ByQuery),
+		chromedp.Text(`#end-result`, &e.result, chromedp.ByQuery),
+		chromedp.Text(`#end-you`, &e.you, chromedp.ByQuery),
+	}
 }

@@ -209,7 +209,6 @@ func TestBrowserQuickGame(t *testing.T) {
 		for i := 1; i <= 6; i++ {
 			require.NoError(t, chromedp.Run(ctx, chromedp.Click(fmt.Sprintf(`#keyboard .key:nth-child(%d)`, i), chromedp.ByQuery)))
 		}
-		var title, result, you string
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Click(`#submit`, chromedp.ByQuery),
 			chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
@@ -220,18 +219,15 @@ func TestBrowserQuickGame(t *testing.T) {
 		res, err := h.e.Sweep(context.Background())
 		require.NoError(t, err)
 		require.Equal(t, 1, res.Closed)
+		var end endScreen
 		require.NoError(t, chromedp.Run(ctx,
-			chromedp.WaitVisible(`#end`, chromedp.ByQuery),
-			chromedp.Poll(`document.getElementById("end").dataset.done === "1"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
-			chromedp.Text(`#end-title`, &title, chromedp.ByQuery),
-			chromedp.Text(`#end-result`, &result, chromedp.ByQuery),
-			chromedp.Text(`#end-you`, &you, chromedp.ByQuery),
+			end.read(),
 			chromedp.Poll(`window.__noReload === 1`, nil, chromedp.WithPollingTimeout(time.Second)),
 			shot("end"),
 		), "%s: the end screen (page says %q)", vp.name, pageSays(ctx))
-		require.Equal(t, "Time is up", title)
-		require.True(t, strings.HasPrefix(result, "The timer ran out: the best total wins."), result)
-		require.True(t, strings.HasPrefix(you, "You placed #1 of 1 player with ") || you == "You did not score above 0 this game.", you)
+		require.Equal(t, "Time is up", end.title)
+		require.True(t, strings.HasPrefix(end.result, "The timer ran out: the best total wins."), end.result)
+		require.True(t, strings.HasPrefix(end.you, "You placed #1 of 1 player with ") || end.you == "You did not score above 0 this game.", end.you)
 		cancel()
 	}
 }
