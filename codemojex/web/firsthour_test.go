@@ -88,7 +88,9 @@ const layoutJS = `(() => {
     if (r.width > 0 && r.right > W + 1 && getComputedStyle(el).position !== "absolute") wide.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + " to " + Math.round(r.right));
   }
   const clipped = [...document.querySelectorAll("table")].filter((t) => t.parentElement.scrollWidth > t.parentElement.clientWidth + 1).map((t) => t.id || t.className);
-  const nested = [...document.querySelectorAll("main *")].filter((el) => { const s = getComputedStyle(el); return (s.overflowY === "auto" || s.overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1; }).map((el) => el.id || el.className);
+  // A box made to scroll inside the page: a capped height that scrolls,
+  // whether or not it holds enough to scroll yet.
+  const nested = [...document.querySelectorAll("main *")].filter((el) => { const s = getComputedStyle(el); return (s.overflowY === "auto" || s.overflowY === "scroll") && (s.maxHeight !== "none" || el.scrollHeight > el.clientHeight + 1); }).map((el) => el.id || el.className);
   const text = document.body.innerText;
   return { header: header ? Math.round(header.getBoundingClientRect().height) : 0, height: window.innerHeight,
     overflow: document.documentElement.scrollWidth > W, wide: wide.slice(0, 5), clipped, nested,
