@@ -119,7 +119,7 @@ type pass struct {
 }
 
 // check measures the page now shown and fails on a console error (other
-// than those expected), a page wider than the viewport, a clipped table,
+// than those expected), a failed accessibility audit, a page wider than the viewport, a clipped table,
 // a lost value and, on the phone, a header taller than a quarter of the
 // viewport or a box that scrolls inside the page; then it saves a
 // screenshot.
@@ -129,6 +129,7 @@ func (p *pass) check(page string, expected ...string) {
 	require.NoError(p.t, chromedp.Run(p.ctx,
 		chromedp.Poll(`document.readyState === "complete" && !/Loading…/.test(document.body.innerText)`, nil, chromedp.WithPollingTimeout(5*time.Second)),
 		chromedp.Evaluate(layoutJS, &l),
+		audit(page),
 		p.shot(page),
 	), "%s: %s", p.name, page)
 	require.Empty(p.t, p.errors.take(expected...), "%s: %s: console errors", p.name, page)
