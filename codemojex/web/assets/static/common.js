@@ -243,6 +243,11 @@ window.cmx = (function () {
       if (JSON.parse(ev.data).up) { if (outage.on) { clearTimeout(outage.timer); retry(); } } else lost();
     });
     es.onopen = () => { body.setAttribute("data-live", "open"); if (outage.on) retry(); };
+    // The server itself gone (restarting, or the network): the browser
+    // reconnects the stream by itself, and the page says why it is quiet.
+    es.onerror = () => {
+      if (body.dataset.live === "open" && es.readyState === EventSource.CONNECTING) { body.setAttribute("data-live", "reconnecting"); lost(); }
+    };
     return es;
   }
 
