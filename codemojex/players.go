@@ -199,3 +199,38 @@ func (e *Engine) FindPlayers(ctx context.Context, query string, limit int) ([]Pl
 	}
 	return out, nil
 }
+
+// PlayerByName returns the player whose id is who, or else whose name is
+// who (case folded), so an operator's tools take either. A name two
+// players share is an [*echomq.ArgumentError] listing their ids; an
+// unknown one a [*NotFoundError].
+func (e *Engine) PlayerByName(ctx context.Context, who string) (Player, error) {
+	who = strings.TrimSpace(who)
+	if strings.HasPrefix(who, BrandPlayer) {
+		return e.Player(ctx, who)
+	}
+	if who == "" {
+		return Player{}, badArg("player", "must be a player id or name")
+	}
+	found, err := e.FindPlayers(ctx, who, 1000)
+	if err != nil {
+		return Player{}, err
+	}
+	var exact []Player
+	for _, p := range found {
+		if strings.EqualFold(p.Name, who) {
+			exact = append(exact, p)
+		}
+	}
+	switch len(exact) {
+	case 0:
+		return Player{}, notFound("player", who)
+	case 1:
+		return exact[0], nil
+	}
+	ids := make([]string, len(exact))
+	for i, p := range exact {
+		ids[i] = p.ID
+	}
+	return Player{}, badArg("player", fmt.Sprintf("%d players are named %q: give an id (%s)", len(exact), who, strings.Join(ids, ", ")))
+}

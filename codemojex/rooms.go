@@ -37,6 +37,23 @@ type RoomSpec struct {
 // MaxDuration is the longest a game may run.
 const MaxDuration = 30 * 24 * time.Hour
 
+// ParseDuration reads a room's game duration as an operator writes it
+// ("90m", "1h30m", "35h"), in 1s to [MaxDuration]. Its
+// [*echomq.ArgumentError] says what is wrong with s: not a duration at
+// all, too short (0s included) or too long.
+func ParseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return 0, badArg("duration", strconv.Quote(s)+" is not a duration: write it like 90m, 1h30m or 35h")
+	case d < time.Second:
+		return 0, badArg("duration", s+" is too short: a game runs 1s to 720h (such as 3m or 1h)")
+	case d > MaxDuration:
+		return 0, badArg("duration", s+" is too long: a game runs 1s to 720h")
+	}
+	return d, nil
+}
+
 func (e *Engine) checkSpec(s *RoomSpec) error {
 	if s.Set == "" {
 		s.Set = "animals"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -223,14 +224,16 @@ func (e *Engine) moveRequeueCursor(ctx context.Context, after echomq.EntryID) er
 }
 
 // RunSweep sweeps every interval (and queues lost guesses again every 30
-// intervals) until ctx ends; failures are logged and retried on the next
-// tick. It returns nil when ctx ends.
+// intervals) until ctx ends; failures are retried on the next tick. Each
+// of its chores logs its failure once per outage, and its recovery once,
+// rather than every tick. It returns nil when ctx ends.
 func (e *Engine) RunSweep(ctx context.Context, every time.Duration) error {
 	if every <= 0 {
 		return badArg("sweep interval", "must be positive")
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	sweep, prune, requeue := outage{log: e.log, what: "sweep"}, outage{log: e.log, what: "prune sessions"}, outage{log: e.log, what: "requeue"}
 	for n := 1; ; n++ {
 		select {
 		case <-ctx.Done():
@@ -238,25 +241,54 @@ func (e *Engine) RunSweep(ctx context.Context, every time.Duration) error {
 		case <-tick.C:
 		}
 		res, err := e.Sweep(ctx)
-		if err != nil && ctx.Err() == nil {
-			e.log.Warn("codemojex: sweep", "err", err)
+		if ctx.Err() != nil {
+			return nil
 		}
+		sweep.note(err)
 		if res.Closed > 0 || res.Settled > 0 {
 			e.log.Info("codemojex: sweep", "closed", res.Closed, "settled", res.Settled)
 		}
 		if n%60 == 0 {
-			if k, err := e.PruneSessions(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("codemojex: prune sessions", "err", err)
-			} else if k > 0 {
+			k, err := e.PruneSessions(ctx)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if prune.note(err); err == nil && k > 0 {
 				e.log.Info("codemojex: pruned expired sessions", "sessions", k)
 			}
 		}
 		if n%30 == 0 {
-			if k, err := e.Requeue(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("codemojex: requeue", "err", err)
-			} else if k > 0 {
+			k, err := e.Requeue(ctx)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if requeue.note(err); err == nil && k > 0 {
 				e.log.Info("codemojex: requeued lost guesses", "jobs", k)
 			}
 		}
+	}
+}
+
+// outage logs a recurring chore's failures once per outage: the first
+// failure as a warning, the first success after it as the recovery.
+type outage struct {
+	log     *slog.Logger
+	what    string
+	failing bool
+	since   time.Time
+	misses  int
+}
+
+// note records one run's outcome.
+func (o *outage) note(err error) {
+	switch {
+	case err != nil && !o.failing:
+		o.failing, o.since, o.misses = true, time.Now(), 1
+		o.log.Warn("codemojex: "+o.what+" failed; retrying on each tick, logged again once it recovers", "err", err)
+	case err != nil:
+		o.misses++
+	case o.failing:
+		o.failing = false
+		o.log.Info("codemojex: "+o.what+" recovered", "after", time.Since(o.since).Round(time.Millisecond), "failed_runs", o.misses)
 	}
 }

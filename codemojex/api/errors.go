@@ -68,11 +68,20 @@ func statusOf(err error) (int, string) {
 	return http.StatusInternalServerError, CodeInternal
 }
 
+// UnavailableMessage is the message of every 503 answer: the engine's own
+// error names its transport and address, which are the server's business,
+// not the player's.
+const UnavailableMessage = "the game is out of reach for a moment: try again in a few seconds"
+
 // messageOf is the text shown for err: the engine's message without its
-// package prefix; never the text of an internal error.
+// package prefix; never the text of an internal error, nor of an engine
+// out of reach.
 func messageOf(err error, code string) string {
-	if code == CodeInternal {
+	switch code {
+	case CodeInternal:
 		return "internal error"
+	case CodeUnavailable:
+		return UnavailableMessage
 	}
 	msg := err.Error()
 	for _, p := range []string{"codemojex: ", "echomq: ", "rules: "} {
@@ -83,8 +92,13 @@ func messageOf(err error, code string) string {
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, code := statusOf(err)
-	if status == http.StatusInternalServerError {
+	switch status {
+	case http.StatusInternalServerError:
 		s.log.Error("codemojex api", "method", r.Method, "path", r.URL.Path, "err", err)
+	case http.StatusServiceUnavailable:
+		// The engine's outage is logged by the parts that ride it out; a
+		// retry a few seconds later is the client's answer.
+		w.Header().Set("Retry-After", "2")
 	}
 	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: messageOf(err, code)}})
 }

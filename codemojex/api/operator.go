@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
@@ -32,9 +31,9 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	spec := codemojex.RoomSpec{Name: req.Name, Set: req.Set, Mode: rules.Mode(req.Mode), Prize: req.Prize, Fee: req.Fee, Free: req.Free, Cells: req.Cells}
 	if req.Duration != "" {
-		d, err := time.ParseDuration(req.Duration)
-		if err != nil || d <= 0 {
-			s.failWith(w, http.StatusBadRequest, CodeBadRequest, "duration must be a Go duration such as 35h or 90m")
+		d, err := codemojex.ParseDuration(req.Duration)
+		if err != nil {
+			s.fail(w, r, err)
 			return
 		}
 		spec.Duration = d
@@ -70,7 +69,8 @@ func roomOut(r codemojex.Room) (map[string]any, error) {
 	return m, nil
 }
 
-// GrantRequest is the body of POST /api/op/grant.
+// GrantRequest is the body of POST /api/op/grant. Player is a player id
+// or a player's name.
 type GrantRequest struct {
 	Player   string `json:"player"`
 	Currency string `json:"currency"`
@@ -83,12 +83,18 @@ func (s *Server) grant(w http.ResponseWriter, r *http.Request) {
 		s.failWith(w, http.StatusBadRequest, CodeBadRequest, err.Error())
 		return
 	}
-	wal, err := s.e.Grant(r.Context(), req.Player, codemojex.Currency(req.Currency), req.Amount)
+	// The player is an id or a name, as everywhere an operator names one.
+	p, err := s.e.PlayerByName(r.Context(), req.Player)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"player": req.Player, "balance": wal})
+	wal, err := s.e.Grant(r.Context(), p.ID, codemojex.Currency(req.Currency), req.Amount)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"player": p.ID, "balance": wal})
 }
 
 func (s *Server) closeGame(w http.ResponseWriter, r *http.Request) {

@@ -115,14 +115,16 @@ func TestFeedAndResultsNamed(t *testing.T) {
 	var raw struct{ Feed []map[string]any }
 	require.Eventually(t, func() bool {
 		h.call("GET", "/api/feed?game="+game, "", nil, 200, &raw)
-		return len(raw.Feed) == 2
+		return len(raw.Feed) == 3
 	}, time.Minute, 10*time.Millisecond)
-	settled, scored := raw.Feed[0], raw.Feed[1]
+	settled, scored, started := raw.Feed[0], raw.Feed[1], raw.Feed[2]
 	require.Equal(t, "settled", settled["kind"])
 	require.Equal(t, "Den", settled["room_name"])
 	require.Equal(t, "alice", settled["winners"].([]any)[0].(map[string]any)["name"])
 	require.Equal(t, "scored", scored["kind"])
 	require.Equal(t, "alice", scored["name"])
+	require.Equal(t, "started", started["kind"], "the start stays in the feed after a reload")
+	require.Equal(t, "alice", started["name"])
 
 	var res struct{ Results []map[string]any }
 	h.call("GET", "/api/results", "", nil, 200, &res)

@@ -38,7 +38,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	root.AddCommand(serveCmd(stdout, stderr), simCmd(stdout, stderr), roomCmd(stdout), grantCmd(stdout), playerCmd(stdout))
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(stderr, "codemojex:", err)
+		fmt.Fprintln(stderr, "codemojex:", message(err))
 		var ue usageError
 		if errors.As(err, &ue) || strings.Contains(err.Error(), "unknown flag") || strings.Contains(err.Error(), "unknown command") {
 			return 2
@@ -49,6 +49,17 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 type usageError struct{ error }
+
+// message is err's text without the package prefixes its wrappers repeat
+// ("codemojex: echomq: connect: echomq: transport: …" reads "connect:
+// transport: …" after the one "codemojex:" the command prints).
+func message(err error) string {
+	msg := err.Error()
+	for _, p := range []string{"codemojex: ", "echomq: ", "sim: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return msg
+}
 
 // auto reads a flag of auto, true or false; auto means embedded.
 func auto(flag, v string, embedded bool) (bool, error) {
@@ -90,7 +101,8 @@ func serveCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the JSON API, the scoring workers, the sweep and the projections (default)",
 		Long: `Serve the JSON API, the scoring workers, the sweep and the projections until SIGINT or SIGTERM.
-With no engine URL it runs on the embedded in-process engine and seeds two demo rooms.
+With no engine URL it runs on the embedded in-process engine and seeds the demo rooms (a 3-minute
+quick game first).
 
 Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN (or
 CODEMOJEX_OPERATOR_TOKEN_FILE; a token is never printed unless generated), CODEMOJEX_SECURE_COOKIES,
@@ -135,7 +147,7 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 	f.StringVar(&cfg.PublicURL, "public-url", env("CODEMOJEX_PUBLIC_URL", ""), "the web app's public URL, offered by the bot's /start as a Mini App button")
 	f.IntVar(&cfg.Workers, "workers", 256, "guesses scored at once")
 	f.DurationVar(&cfg.Sweep, "sweep", time.Second, "how often expired games are closed")
-	f.StringVar(&demo, "demo", "auto", "seed two demo rooms into an engine without rooms: auto (embedded engine only), true or false")
+	f.StringVar(&demo, "demo", "auto", "seed the demo rooms (a 3-minute quick game first) into an engine without rooms: auto (embedded engine only), true or false")
 	f.Int64Var(&cfg.StarterKeys, "starter-keys", envInt("CODEMOJEX_STARTER_KEYS", 20), "keys granted at a player's first sign-in")
 	f.Int64Var(&cfg.StarterClips, "starter-clips", envInt("CODEMOJEX_STARTER_CLIPS", 50), "clips granted at a player's first sign-in")
 	f.StringVar(&cfg.SetsDir, "sets", "", "directory of more emoji sets (*.txt set files)")

@@ -2,12 +2,15 @@ package app
 
 import (
 	"context"
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/codemojex"
 )
 
 // The first run explains itself: the banner says how sign-in stands and how
@@ -60,4 +63,35 @@ func TestBannerSaysSignInIsOff(t *testing.T) {
 	require.Contains(t, s, "--dev-signin=true")
 	require.NotContains(t, s, "secret", "the engine URL's password is not printed")
 	require.NotContains(t, s, "curl", "no session to show without a sign-in")
+}
+
+// A taken address names --addr: emq ui and codemojex both like 8080.
+func TestAddressInUseNamesAddr(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	var out, errw lockedBuffer
+	code := Execute(t.Context(), []string{"serve", "--addr", ln.Addr().String(), "--log-level", "error"}, &out, &errw)
+	require.Equal(t, 1, code)
+	require.Contains(t, errw.String(), "codemojex: listen on "+ln.Addr().String()+": the address is already in use")
+	require.Contains(t, errw.String(), "pick another with --addr HOST:PORT")
+	require.NotContains(t, errw.String(), "codemojex: codemojex:")
+}
+
+// The demo's rooms open with a quick game, and the banner lists each room
+// with the length of its games.
+func TestBannerListsTheQuickGame(t *testing.T) {
+	t.Parallel()
+	var rooms []codemojex.Room
+	for _, s := range DemoRooms() {
+		rooms = append(rooms, codemojex.Room{Name: s.Name, DurationMS: s.Duration.Milliseconds(), Free: s.Free})
+	}
+	var b strings.Builder
+	banner(&b, "http://127.0.0.1:1", true, ServeConfig{DevSignIn: true, OperatorToken: "tok"}, rooms, true)
+	s := b.String()
+	require.Contains(t, s, "room: Quick game (3 min), 3-minute games, free: the quickest way to see a game end\n")
+	require.Contains(t, s, "room: Animal Farm, 1-hour games\n")
+	require.Contains(t, s, "room: Snack Bar (free), 15-minute games, free\n")
+	require.Contains(t, s, "CODEMOJEX_OPERATOR_TOKEN=tok go run ./codemojex/cmd/codemojex sim --url $B --players 50")
 }

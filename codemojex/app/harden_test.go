@@ -118,7 +118,7 @@ func (s *served) player(t *testing.T, name string) (token, game string, keyboard
 func TestSecurityHeaders(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, ServeConfig{})
-	for _, path := range []string{"/", "/web/results", "/web/static/app.js", "/api/health", "/api/rooms", "/api/nope", "/op/signin"} {
+	for _, path := range []string{"/", "/web/results", "/web/static/common.js", "/favicon.ico", "/web/nowhere", "/api/health", "/api/rooms", "/api/nope", "/op/signin"} {
 		_, h, _ := s.call(t, "GET", path, "", nil)
 		require.NotEmpty(t, h.Get("Content-Security-Policy"), path)
 		require.Equal(t, "nosniff", h.Get("X-Content-Type-Options"), path)

@@ -95,6 +95,18 @@ func oneID(name, brand string) cobra.PositionalArgs {
 	}
 }
 
+// onePlayer is the positional argument of a command on a player: one
+// player id, or a player's name.
+func onePlayer(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usageError{fmt.Errorf("%s takes one PLAYER (an id or a name), got %d arguments", cmd.CommandPath(), len(args))}
+	}
+	if strings.HasPrefix(args[0], codemojex.BrandPlayer) {
+		return oneID("PLAYER", codemojex.BrandPlayer)(cmd, args)
+	}
+	return nil
+}
+
 // flagUsage makes every flag error of a command and its children a usage
 // error (exit 2).
 func flagUsage(c *cobra.Command) *cobra.Command {
@@ -141,8 +153,8 @@ func roomCreateCmd(stdout io.Writer, ef *engineFlags) *cobra.Command {
 			if err != nil {
 				return usageError{fmt.Errorf("--mode %q is not classic or blind", mode)}
 			}
-			if spec.Duration <= 0 {
-				return usageError{errors.New("--duration must be positive (1s to 720h)")}
+			if spec.Duration < time.Second {
+				return usageError{fmt.Errorf("--duration %s is too short: a game runs 1s to 720h (such as 3m or 1h)", spec.Duration)}
 			}
 			spec.Mode = m
 			return ef.open(cmd.Context(), func(e *codemojex.Engine) error {
@@ -218,8 +230,8 @@ func grantCmd(stdout io.Writer) *cobra.Command {
 	var amount int64
 	c := flagUsage(&cobra.Command{
 		Use:   "grant PLAYER --amount N [--currency keys|clips|diamonds] [flags]",
-		Short: "Grant a balance to a player and print their wallet",
-		Args:  oneID("PLAYER", codemojex.BrandPlayer),
+		Short: "Grant a balance to a player (an id or a name) and print their wallet",
+		Args:  onePlayer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cur, err := codemojex.ParseCurrency(currency)
 			if err != nil {
@@ -229,11 +241,19 @@ func grantCmd(stdout io.Writer) *cobra.Command {
 				return usageError{fmt.Errorf("--amount must be 1..%d", codemojex.MaxAmount)}
 			}
 			return ef.open(cmd.Context(), func(e *codemojex.Engine) error {
-				w, err := e.Grant(cmd.Context(), args[0], cur, amount)
+				p, err := e.PlayerByName(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(stdout, "%s granted %d %s: %s\n", args[0], amount, cur, walletText(w))
+				w, err := e.Grant(cmd.Context(), p.ID, cur, amount)
+				if err != nil {
+					return err
+				}
+				unit := string(cur)
+				if amount == 1 {
+					unit = strings.TrimSuffix(unit, "s")
+				}
+				fmt.Fprintf(stdout, "%s granted %d %s: %s\n", p.ID, amount, unit, walletText(w))
 				return nil
 			})
 		},
@@ -249,15 +269,15 @@ func playerCmd(stdout io.Writer) *cobra.Command {
 	var ef engineFlags
 	c := group(&cobra.Command{Use: "player", Short: "Show a player on the engine at --url"}, &cobra.Command{
 		Use:   "show PLAYER",
-		Short: "Print a player's name and wallet",
-		Args:  oneID("PLAYER", codemojex.BrandPlayer),
+		Short: "Print a player's name and wallet (PLAYER is an id or a name)",
+		Args:  onePlayer,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return ef.open(cmd.Context(), func(e *codemojex.Engine) error {
-				p, err := e.Player(cmd.Context(), args[0])
+				p, err := e.PlayerByName(cmd.Context(), args[0])
 				if err != nil {
 					return err
 				}
-				w, err := e.Wallet(cmd.Context(), args[0])
+				w, err := e.Wallet(cmd.Context(), p.ID)
 				if err != nil {
 					return err
 				}

@@ -131,8 +131,8 @@ func TestOperate(t *testing.T) {
 	o.step("player", "show", p.ID)
 	o.step("grant", p.ID, "--currency", "keys", "--amount", "50")
 	o.step("grant", p.ID, "--currency", "diamonds", "--amount", "7")
-	o.step("grant", p.ID, "--amount", "1")
-	o.step("player", "show", p.ID)
+	o.step("grant", "alice", "--amount", "1") // a name, as the operator pages take one
+	o.step("player", "show", "Alice")
 	require.Equal(t, codemojex.Wallet{Keys: 51, Diamonds: 7}, o.wallet(p.ID))
 	rows, err := o.e.Ledger(ctx, p.ID, 10)
 	require.NoError(t, err)
@@ -148,6 +148,7 @@ func TestOperate(t *testing.T) {
 	o.step("room", "list")
 	o.step("player", "show", "PLR0000000000x")
 	o.step("grant", "PLR0000000000x", "--amount", "5")
+	o.step("grant", "nobody", "--amount", "5")
 	o.step("room", "close", "GAM0000000000x")
 	g, err := o.e.Game(ctx, joined.Game)
 	require.NoError(t, err)
@@ -189,7 +190,7 @@ func TestOperateBadArguments(t *testing.T) {
 		{[]string{"room", "create", "--name", "X", "--prize", "-1"}, "invalid prize: must be 0..1000000000"},
 		{[]string{"room", "create", "--name", "X", "--set", "nope"}, `invalid set: "nope" is not an emoji set`},
 		{[]string{"room", "create", "--name", "X", "--duration", "soon"}, `invalid argument "soon" for "--duration"`},
-		{[]string{"room", "create", "--name", "X", "--duration", "0s"}, "--duration must be positive"},
+		{[]string{"room", "create", "--name", "X", "--duration", "0s"}, "--duration 0s is too short: a game runs 1s to 720h"},
 		{[]string{"room", "create", "--name", "X", "--duration", "1000h"}, "invalid duration: must be 1s to 720h"},
 		{[]string{"room", "create", "--name", "X", "--cells", "3"}, "invalid cells"},
 		{[]string{"room", "create", "--name", strings.Repeat("x", 65)}, "invalid name"},
@@ -200,9 +201,8 @@ func TestOperateBadArguments(t *testing.T) {
 		{[]string{"room", "close", "a", "b"}, "takes one GAME, got 2 arguments"},
 		{[]string{"room", "close", "bogus"}, `GAME "bogus" is not a game id (GAM…)`},
 		{[]string{"room", "close", room.ID}, "is not a game id"},
-		{[]string{"grant"}, "codemojex grant takes one PLAYER, got 0 arguments"},
-		{[]string{"grant", "bob", "--amount", "5"}, `PLAYER "bob" is not a player id (PLR…)`},
-		{[]string{"grant", room.ID, "--amount", "5"}, "is not a player id"},
+		{[]string{"grant"}, "codemojex grant takes one PLAYER (an id or a name), got 0 arguments"},
+		{[]string{"grant", "PLRbogus", "--amount", "5"}, `PLAYER "PLRbogus" is not a player id (PLR…)`},
 		{[]string{"grant", p.ID}, "--amount must be 1..1000000000"},
 		{[]string{"grant", p.ID, "--amount", "0"}, "--amount must be 1..1000000000"},
 		{[]string{"grant", p.ID, "--amount", "-5"}, "--amount must be 1..1000000000"},
@@ -210,8 +210,8 @@ func TestOperateBadArguments(t *testing.T) {
 		{[]string{"grant", p.ID, "--amount", "five"}, `invalid argument "five" for "--amount"`},
 		{[]string{"grant", p.ID, "--amount", "5", "--currency", "gold"}, `--currency "gold" is not keys, clips or diamonds`},
 		{[]string{"player"}, "codemojex player needs a command: show"},
-		{[]string{"player", "show"}, "takes one PLAYER, got 0 arguments"},
-		{[]string{"player", "show", "bob"}, "is not a player id"},
+		{[]string{"player", "show"}, "takes one PLAYER (an id or a name), got 0 arguments"},
+		{[]string{"player", "show", "PLR"}, "is not a player id"},
 		{[]string{"player", "show", p.ID, "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"room", "list", "--url", ""}, "--url or EMQ_URL is required"},
 		{[]string{"grant", p.ID, "--amount", "5", "--url", ""}, "--url or EMQ_URL is required"},

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -91,7 +92,7 @@ type ServeConfig struct {
 	Workers int
 	// Sweep is how often expired games are closed. Defaults to 1s.
 	Sweep time.Duration
-	// Demo seeds two demo rooms when the engine has no room yet. Defaults
+	// Demo seeds the demo rooms ([DemoRooms]) when the engine has no room yet. Defaults
 	// to false (the command turns it on for the embedded engine).
 	Demo bool
 	// StarterKeys and StarterClips are granted at a player's first
@@ -179,7 +180,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return err
+		return listenError(cfg.Addr, err)
 	}
 	base := "http://" + ln.Addr().String()
 	// The API answers /api/; the web app (pages, live feed, Telegram
@@ -328,17 +329,26 @@ func loadSets(dir string) ([]*rules.Set, error) {
 	return sets, nil
 }
 
-// seedDemo creates the two demo rooms when the engine has no room yet, and
+// DemoRooms are the rooms [Serve] seeds with ServeConfig.Demo: a quick
+// game of three minutes first, so a newcomer reaches an end screen (the
+// timer's, if nobody cracks it) within minutes, then a paid room of
+// one-hour games and a free one of 15 minutes.
+func DemoRooms() []codemojex.RoomSpec {
+	return []codemojex.RoomSpec{
+		{Name: "Quick game (3 min)", Set: "animals", Mode: rules.Classic, Duration: 3 * time.Minute, Prize: 50, Fee: 1, Free: true, Cells: 12},
+		{Name: "Animal Farm", Set: "animals", Mode: rules.Classic, Duration: time.Hour, Prize: 1000, Fee: 1},
+		{Name: "Snack Bar (free)", Set: "food", Mode: rules.Classic, Duration: 15 * time.Minute, Prize: 100, Fee: 1, Free: true, Cells: 24},
+	}
+}
+
+// seedDemo creates the demo rooms when the engine has no room yet, and
 // returns the rooms there are.
 func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error) {
 	rooms, err := e.Rooms(ctx)
 	if err != nil || len(rooms) > 0 {
 		return rooms, err
 	}
-	for _, spec := range []codemojex.RoomSpec{
-		{Name: "Animal Farm", Set: "animals", Mode: rules.Classic, Duration: time.Hour, Prize: 1000, Fee: 1},
-		{Name: "Snack Bar (free)", Set: "food", Mode: rules.Classic, Duration: 15 * time.Minute, Prize: 100, Fee: 1, Free: true, Cells: 24},
-	} {
+	for _, spec := range DemoRooms() {
 		r, err := e.CreateRoom(ctx, spec)
 		if err != nil {
 			return nil, err
@@ -346,6 +356,16 @@ func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error
 		rooms = append(rooms, r)
 	}
 	return rooms, nil
+}
+
+// listenError is a listen failure that says what to do: a taken address
+// names --addr (emq ui and other servers like 8080 too).
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen on %s: the address is already in use (another codemojex, emq ui or another server): "+
+			"pick another with --addr HOST:PORT (or CODEMOJEX_ADDR), e.g. --addr 127.0.0.1:9090", addr)
+	}
+	return fmt.Errorf("listen on %s: %w (--addr HOST:PORT or CODEMOJEX_ADDR picks the address)", addr, err)
 }
 
 func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []codemojex.Room, generated bool) {
@@ -368,6 +388,13 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 	default:
 		fmt.Fprintln(w, "sign-in: OFF, nobody can sign in: set CODEMOJEX_TELEGRAM_BOT_TOKEN to sign in from Telegram, or pass --dev-signin=true (or CODEMOJEX_DEV_SIGNIN=true) to sign in by name")
 	}
+	for _, r := range rooms {
+		note := map[bool]string{true: ", free"}[r.Free]
+		if r.DurationMS <= (10 * time.Minute).Milliseconds() {
+			note += ": the quickest way to see a game end"
+		}
+		fmt.Fprintf(w, "room: %s, %s games%s\n", r.Name, minutes(time.Duration(r.DurationMS)*time.Millisecond), note)
+	}
 	tok := "the configured one (not shown)"
 	if generated {
 		tok = cfg.OperatorToken + " (generated for this run; set CODEMOJEX_OPERATOR_TOKEN or --operator-token-file to choose one)"
@@ -376,6 +403,10 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 	fmt.Fprintf(w, "operator pages: %s/op/ (sign in with the operator token)\n", base)
 	if !cfg.DevSignIn {
 		return
+	}
+	simToken := "…" // a configured token is never printed
+	if generated {
+		simToken = cfg.OperatorToken
 	}
 	if len(rooms) == 0 {
 		fmt.Fprintf(w, "\nNo room yet: create one at %s/op/rooms, or\n"+
@@ -394,8 +425,22 @@ Play with curl (needs jq):
        -d "$(curl -s $B/api/games/$G | jq -c '{codes: .game.keyboard[:6]}')" | jq -r .receipt.guess)
   curl -s -H "Authorization: Bearer $T" "$B/api/guesses/$S?wait=5s" | jq .guess   # your points
   curl -s $B/api/games/$G/leaderboard | jq
-Or let simulated players play: CODEMOJEX_OPERATOR_TOKEN=… codemojex sim --url $B --players 50
-`, base)
+Or let simulated players play (an installed codemojex, or go run from a clone of the repository):
+  CODEMOJEX_OPERATOR_TOKEN=%[2]s codemojex sim --url $B --players 50
+  CODEMOJEX_OPERATOR_TOKEN=%[2]s go run ./codemojex/cmd/codemojex sim --url $B --players 50
+`, base, simToken)
+}
+
+// minutes writes a game's duration as a person says it: "3-minute",
+// "1-hour", "90-minute", "1h30m".
+func minutes(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0 && d < 48*time.Hour:
+		return fmt.Sprintf("%d-hour", d/time.Hour)
+	case d%time.Minute == 0 && d < 3*time.Hour:
+		return fmt.Sprintf("%d-minute", d/time.Minute)
+	}
+	return d.String()
 }
 
 // redactURL hides the password of an engine URL.

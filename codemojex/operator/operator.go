@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,7 +85,7 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	mac.Write([]byte("codemojex operator session key"))
 	h := &Handler{e: e, cfg: cfg, log: cfg.Logger, key: mac.Sum(nil), pages: map[string]*template.Template{},
 		mux: http.NewServeMux(), revoked: map[string]time.Time{}}
-	for _, name := range []string{"signin", "rooms", "players", "health", "refused"} {
+	for _, name := range []string{"signin", "rooms", "players", "health", "refused", "close"} {
 		h.pages[name] = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}
 	static, _ := fs.Sub(assets, "assets/static")
@@ -97,6 +99,7 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	m.HandleFunc("POST /op/signout", h.operator(h.signOut))
 	m.HandleFunc("GET /op/rooms", h.operator(h.roomsPage))
 	m.HandleFunc("POST /op/rooms", h.operator(h.createRoom))
+	m.HandleFunc("GET /op/games/{id}/close", h.operator(h.confirmClose))
 	m.HandleFunc("POST /op/games/{id}/close", h.operator(h.closeGame))
 	m.HandleFunc("GET /op/players", h.operator(h.playersPage))
 	m.HandleFunc("POST /op/grant", h.operator(h.grant))
@@ -142,6 +145,8 @@ type page struct {
 	Grant    grantForm
 
 	Health *health.Snapshot // health: the reading; nil when not monitored
+
+	Closing *closing // close: the game asked to close, for the confirmation
 }
 
 // CSRF is the token the page's forms carry.
@@ -161,6 +166,14 @@ var funcs = template.FuncMap{
 	},
 	"duration": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() },
 	"round":    func(d time.Duration) string { return d.Round(time.Millisecond).String() },
+	// amount is n of a currency or a thing, its word in the singular for
+	// 1 and -1: "1 key", "-1 key", "2 keys".
+	"amount": func(n int64, unit string) string {
+		if n == 1 || n == -1 {
+			unit = strings.TrimSuffix(unit, "s")
+		}
+		return strconv.FormatInt(n, 10) + " " + unit
+	},
 }
 
 // render writes a page with status; the notice of the last accepted form

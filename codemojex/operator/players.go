@@ -92,7 +92,13 @@ func (h *Handler) grant(w http.ResponseWriter, r *http.Request, s *session) {
 		h.refuseGrant(w, r, s, http.StatusBadRequest, f, "Invalid amount: must be a whole number. Nothing was changed.")
 		return
 	}
-	wal, err := h.e.Grant(r.Context(), f.Player, codemojex.Currency(f.Currency), amount)
+	// The player is an id or a name, as in the lookup above the form.
+	var wal codemojex.Wallet
+	pl, err := h.e.PlayerByName(r.Context(), f.Player)
+	if err == nil {
+		f.Player = pl.ID
+		wal, err = h.e.Grant(r.Context(), f.Player, codemojex.Currency(f.Currency), amount)
+	}
 	if err != nil {
 		status, msg, ok := refusal(err)
 		if !ok {
@@ -103,8 +109,8 @@ func (h *Handler) grant(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	h.log.Info("operator: granted", "player", f.Player, "currency", f.Currency, "amount", amount)
-	h.accepted(w, r, "/op/players?player="+url.QueryEscape(f.Player), fmt.Sprintf("Granted %d %s to %s: the wallet holds %d keys, %d clips, %d diamonds.",
-		amount, f.Currency, f.Player, wal.Keys, wal.Clips, wal.Diamonds))
+	h.accepted(w, r, "/op/players?player="+url.QueryEscape(f.Player), fmt.Sprintf("Granted %s to %s (%s): the wallet holds %s, %s, %s.",
+		plural(amount, strings.TrimSuffix(f.Currency, "s"), f.Currency), pl.Name, f.Player, plural(wal.Keys, "key", "keys"), plural(wal.Clips, "clip", "clips"), plural(wal.Diamonds, "diamond", "diamonds")))
 }
 
 // refuseGrant shows the players page again with the form as sent, the

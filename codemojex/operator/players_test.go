@@ -34,7 +34,7 @@ func TestGrant(t *testing.T) {
 
 	page := b.get(res.location)
 	require.Equal(t, http.StatusOK, page.status)
-	require.Contains(t, page.body, "Granted 7 diamonds to "+p.ID+": the wallet holds 50 keys, 0 clips, 7 diamonds.")
+	require.Contains(t, page.body, "Granted 7 diamonds to alice ("+p.ID+"): the wallet holds 50 keys, 0 clips, 7 diamonds.")
 	require.Contains(t, page.body, `<dd id="keys">50</dd>`)
 	require.Contains(t, page.body, `<dd id="diamonds">7</dd>`)
 	require.Contains(t, page.body, "alice")
@@ -66,7 +66,7 @@ func TestGrantRefused(t *testing.T) {
 		{"unknown player", "PLR0000000000x", "keys", "5", http.StatusNotFound, `No player &#34;PLR0000000000x&#34;. Nothing was changed.`},
 		{"not a player id", "bob", "keys", "5", http.StatusNotFound, `No player &#34;bob&#34;`},
 		{"a room id", "ROM0000000000x", "keys", "5", http.StatusNotFound, "No player"},
-		{"no player", "", "keys", "5", http.StatusNotFound, "No player"},
+		{"no player", "", "keys", "5", http.StatusBadRequest, "Invalid player: must be a player id or name"},
 		{"unknown currency", p.ID, "gold", "5", http.StatusBadRequest, `Invalid currency: &#34;gold&#34; is not keys, clips or diamonds`},
 		{"zero", p.ID, "keys", "0", http.StatusBadRequest, "Invalid amount: must be 1..1000000000"},
 		{"negative", p.ID, "keys", "-5", http.StatusBadRequest, "Invalid amount: must be 1..1000000000"},
@@ -87,6 +87,19 @@ func TestGrantRefused(t *testing.T) {
 		})
 	}
 	require.Len(t, h.events(codemojex.StreamLedger), 1)
+}
+
+// The grant takes a player's name as well as an id, as the lookup does.
+func TestGrantByName(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	p := h.player("Alice")
+	b := h.signedIn()
+	res := b.submit("/op/grant", url.Values{"player": {"alice"}, "currency": {"keys"}, "amount": {"1"}})
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	require.Equal(t, "/op/players?player="+p.ID, res.location)
+	require.Equal(t, codemojex.Wallet{Keys: 1}, h.wallet(p.ID))
+	require.Contains(t, b.get(res.location).body, "Granted 1 key to Alice ("+p.ID+"): the wallet holds 1 key, 0 clips, 0 diamonds.")
 }
 
 // Players are found by part of their name: several matches are listed

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
@@ -91,9 +90,9 @@ func (h *Handler) createRoom(w http.ResponseWriter, r *http.Request, s *session)
 func (f roomForm) spec() (codemojex.RoomSpec, string) {
 	spec := codemojex.RoomSpec{Name: f.Name, Set: f.Set, Mode: rules.Mode(f.Mode), Free: f.Free}
 	if f.Duration != "" {
-		d, err := time.ParseDuration(f.Duration)
-		if err != nil || d <= 0 {
-			return spec, "Invalid duration: write it as a Go duration such as 35h, 90m or 1h30m."
+		d, err := codemojex.ParseDuration(f.Duration)
+		if err != nil {
+			return spec, sentence(err)
 		}
 		spec.Duration = d
 	}
@@ -120,9 +119,45 @@ func (f roomForm) spec() (codemojex.RoomSpec, string) {
 	return spec, ""
 }
 
-// closeGame closes a running game now and settles it.
+// closing is a running game an operator asked to close, shown for the
+// confirmation.
+type closing struct {
+	Game     codemojex.Game
+	RoomName string
+}
+
+// confirmClose asks the operator to confirm a close: closing pays the
+// prize at once and cannot be undone, so one click never does it.
+func (h *Handler) confirmClose(w http.ResponseWriter, r *http.Request, s *session) {
+	game := r.PathValue("id")
+	g, err := h.e.Game(r.Context(), game)
+	if err != nil {
+		if status, msg, ok := refusal(err); ok {
+			h.rooms(w, r, s, status, blankRoom, msg)
+			return
+		}
+		h.internal(w, r, s, "read the game", err)
+		return
+	}
+	if g.Status != codemojex.StatusOpen {
+		h.rooms(w, r, s, http.StatusConflict, blankRoom, "Game "+game+" is "+g.Status+" already: nothing to close.")
+		return
+	}
+	c := &closing{Game: g, RoomName: g.Room}
+	if room, err := h.e.Room(r.Context(), g.Room); err == nil {
+		c.RoomName = room.Name
+	}
+	h.render(w, r, http.StatusOK, "close", &page{Title: "Close a game", Session: s, Closing: c})
+}
+
+// closeGame closes a running game now and settles it, once the operator
+// confirmed (confirm=yes); without the confirmation it asks for it.
 func (h *Handler) closeGame(w http.ResponseWriter, r *http.Request, s *session) {
 	game := r.PathValue("id")
+	if r.PostForm.Get("confirm") != "yes" {
+		h.confirmClose(w, r, s)
+		return
+	}
 	st, err := h.e.Close(r.Context(), game, codemojex.ReasonOperator)
 	if err != nil {
 		if errors.Is(err, codemojex.ErrAlreadyClosed) {
@@ -141,8 +176,17 @@ func (h *Handler) closeGame(w http.ResponseWriter, r *http.Request, s *session) 
 		return
 	}
 	h.log.Info("operator: game closed", "game", st.Game, "room", st.Room, "paid", st.Paid, "winners", len(st.Payouts))
-	h.accepted(w, r, "/op/rooms", fmt.Sprintf("Game %s closed: %d of %d diamonds paid to %d winner(s); %d player(s), %d guess(es).",
-		st.Game, st.Paid, st.Prize, len(st.Payouts), st.Players, st.Guesses))
+	h.accepted(w, r, "/op/rooms", fmt.Sprintf("Game %s closed: %d of %d diamonds paid to %s; %s, %s.",
+		st.Game, st.Paid, st.Prize, plural(int64(len(st.Payouts)), "winner", "winners"), plural(int64(st.Players), "player", "players"),
+		plural(int64(st.Guesses), "guess", "guesses")))
+}
+
+// plural is n and the word for n of a thing: "1 winner", "0 winners".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
 }
 
 // refusal returns the status and the message of an engine refusal, which
@@ -156,11 +200,17 @@ func refusal(err error) (status int, msg string, ok bool) {
 	default:
 		return 0, "", false
 	}
-	msg = err.Error()
+	return status, sentence(err) + " Nothing was changed.", true
+}
+
+// sentence is an engine refusal as a sentence: its package prefixes
+// dropped, a capital first and a full stop last.
+func sentence(err error) string {
+	msg := err.Error()
 	for _, p := range []string{"codemojex: ", "echomq: ", "rules: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
-	return status, strings.ToUpper(msg[:1]) + msg[1:] + ". Nothing was changed.", true
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }
 
 // internal answers an engine failure that is not a refusal: it is logged,

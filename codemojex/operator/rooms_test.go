@@ -35,7 +35,7 @@ func TestCreateRoom(t *testing.T) {
 	require.Equal(t, http.StatusOK, page.status)
 	require.Contains(t, page.body, `Room &#34;Vault&#34; created: `+r.ID+`.`)
 	require.Contains(t, page.body, `id="room-`+r.ID+`"`)
-	for _, s := range []string{"<td>food</td>", "<td>blind</td>", "2 clips (free)", "500 diamonds", "<td>waiting</td>", "2h0m0s", "18 cells"} {
+	for _, s := range []string{`<td data-label="Set">food</td>`, `<td data-label="Mode">blind</td>`, "2 clips (free)", "500 diamonds", `<td data-label="Status">waiting</td>`, "2h0m0s", "18 cells"} {
 		require.Contains(t, page.body, s)
 	}
 	require.NotContains(t, b.get("/op/rooms").body, "created: ", "the notice shows once")
@@ -64,11 +64,11 @@ func TestCreateRoomRefused(t *testing.T) {
 		{"long name", "name", string(make([]byte, 65)), "Invalid name"},
 		{"unknown set", "set", "nope", `Invalid set: &#34;nope&#34; is not an emoji set`},
 		{"unknown mode", "mode", "loud", `Invalid mode: &#34;loud&#34; is not classic or blind`},
-		{"duration not a duration", "duration", "soon", "Invalid duration: write it as a Go duration"},
-		{"duration zero", "duration", "0s", "Invalid duration"},
-		{"duration negative", "duration", "-1h", "Invalid duration"},
-		{"duration too short", "duration", "500ms", "Invalid duration: must be 1s to 720h"},
-		{"duration too long", "duration", "721h", "Invalid duration: must be 1s to 720h"},
+		{"duration not a duration", "duration", "soon", "Invalid duration: &#34;soon&#34; is not a duration: write it like 90m, 1h30m or 35h."},
+		{"duration zero", "duration", "0s", "Invalid duration: 0s is too short: a game runs 1s to 720h (such as 3m or 1h)."},
+		{"duration negative", "duration", "-1h", "Invalid duration: -1h is too short"},
+		{"duration too short", "duration", "500ms", "Invalid duration: 500ms is too short: a game runs 1s to 720h"},
+		{"duration too long", "duration", "721h", "Invalid duration: 721h is too long: a game runs 1s to 720h"},
 		{"prize negative", "prize", "-1", "Invalid prize: must be 0..1000000000"},
 		{"prize too big", "prize", "1000000001", "Invalid prize"},
 		{"prize not a number", "prize", "lots", "Invalid prize: must be a whole number"},
@@ -124,16 +124,30 @@ func TestCloseGame(t *testing.T) {
 	page := b.get("/op/rooms")
 	require.Contains(t, page.body, `action="/op/games/`+joined.Game+`/close"`)
 	require.Contains(t, page.body, joined.Game+" (open, ends ")
-	require.Contains(t, page.body, `aria-label="Close game `+joined.Game+` of Animal Farm now"`)
+	require.Contains(t, page.body, `aria-label="Close game `+joined.Game+` of Animal Farm now…"`)
 
+	// One click asks first: the rooms page's button leads to a
+	// confirmation, and a POST without it only shows that confirmation.
+	ask := b.get("/op/games/" + joined.Game + "/close")
+	require.Equal(t, http.StatusOK, ask.status, ask.body)
+	require.Contains(t, ask.body, "Close game "+joined.Game+" of Animal Farm now?")
+	require.Contains(t, ask.body, `name="confirm" value="yes"`)
+	require.Contains(t, ask.body, `href="/op/rooms" id="keep-open"`)
 	res := b.submit("/op/games/"+joined.Game+"/close", url.Values{})
+	require.Equal(t, http.StatusOK, res.status, res.body)
+	require.Contains(t, res.body, "Yes, close it and pay the prize")
+	g, err := h.e.Game(ctx, joined.Game)
+	require.NoError(t, err)
+	require.Equal(t, codemojex.StatusOpen, g.Status, "nothing closed without the confirmation")
+
+	res = b.submit("/op/games/"+joined.Game+"/close", url.Values{"confirm": {"yes"}})
 	require.Equal(t, http.StatusSeeOther, res.status, res.body)
 	require.Equal(t, "/op/rooms", res.location)
 	page = b.get("/op/rooms")
-	require.Contains(t, page.body, "Game "+joined.Game+" closed: 300 of 300 diamonds paid to 1 winner(s); 1 player(s), 1 guess(es).")
+	require.Contains(t, page.body, "Game "+joined.Game+" closed: 300 of 300 diamonds paid to 1 winner; 1 player, 1 guess.")
 	require.NotContains(t, page.body, "Close game now")
 
-	g, err := h.e.Game(ctx, joined.Game)
+	g, err = h.e.Game(ctx, joined.Game)
 	require.NoError(t, err)
 	require.Equal(t, codemojex.StatusSettled, g.Status)
 	require.Equal(t, codemojex.ReasonOperator, g.Reason)
@@ -155,7 +169,7 @@ func TestCloseGame(t *testing.T) {
 		{"bogus", http.StatusNotFound, `No game &#34;bogus&#34;`},
 		{room.ID, http.StatusNotFound, "No game"},
 	} {
-		res := b.submit("/op/games/"+tc.game+"/close", url.Values{})
+		res := b.submit("/op/games/"+tc.game+"/close", url.Values{"confirm": {"yes"}})
 		require.Equal(t, tc.status, res.status, res.body)
 		require.Contains(t, res.body, tc.want)
 	}

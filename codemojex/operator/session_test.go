@@ -147,7 +147,7 @@ func TestCSRF(t *testing.T) {
 	}{
 		{"/op/rooms", url.Values{"name": {"Vault"}, "set": {"food"}, "mode": {"classic"}, "fee": {"1"}}},
 		{"/op/grant", url.Values{"player": {p.ID}, "currency": {"keys"}, "amount": {"5"}}},
-		{"/op/games/" + joined.Game + "/close", url.Values{}},
+		{"/op/games/" + joined.Game + "/close", url.Values{"confirm": {"yes"}}},
 		{"/op/signout", url.Values{}},
 	}
 	for _, f := range forms {

@@ -20,7 +20,7 @@ import (
 func engineCalls(ctx context.Context, engineURL string) (int64, error) {
 	u, err := url.Parse(engineURL)
 	if err != nil || u.Scheme != "redis" || u.Host == "" {
-		return 0, fmt.Errorf("sim: engine URL %q: want redis://host:port", engineURL)
+		return 0, fmt.Errorf("sim: --engine-stats %q: want redis://host:port", engineURL)
 	}
 	d := net.Dialer{Timeout: 5 * time.Second}
 	conn, err := d.DialContext(ctx, "tcp", u.Host)

@@ -106,17 +106,17 @@ func (r Report) commandsLine() string {
 // from submit to score.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.URL == "" {
-		return Report{}, errors.New("sim: no server URL")
+		return Report{}, errors.New("sim: no server URL: give one with --url (or leave --url empty on the command line to start a server in process)")
 	}
 	cfg.Players = cmp.Or(cfg.Players, 10)
 	cfg.Guesses = cmp.Or(cfg.Guesses, 20)
 	cfg.Strategy = cmp.Or(cfg.Strategy, "climb")
 	cfg.Wait = cmp.Or(cfg.Wait, 30*time.Second)
 	if cfg.Players < 1 || cfg.Guesses < 1 {
-		return Report{}, errors.New("sim: players and guesses must be positive")
+		return Report{}, fmt.Errorf("sim: --players (%d) and --guesses (%d) must be positive", cfg.Players, cfg.Guesses)
 	}
 	if cfg.Strategy != "climb" && cfg.Strategy != "random" {
-		return Report{}, fmt.Errorf("sim: unknown strategy %q (climb or random)", cfg.Strategy)
+		return Report{}, fmt.Errorf("sim: --strategy %q is not climb or random", cfg.Strategy)
 	}
 	hc := cfg.HTTP
 	if hc == nil {
@@ -128,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	c := &client{base: cfg.URL, http: hc}
 	if cfg.Room == "" {
 		if cfg.OperatorToken == "" {
-			return Report{}, errors.New("sim: give a room, or an operator token to create one")
+			return Report{}, errors.New("sim: give a room with --room, or the operator token (--operator-token or CODEMOJEX_OPERATOR_TOKEN) to create one")
 		}
 		var out struct {
 			// Room is the new room; its id is "room" (older servers: "id").
@@ -176,7 +176,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.EngineURL != "" {
 		var err error
 		if before, err = engineCalls(ctx, cfg.EngineURL); err != nil {
-			return Report{}, fmt.Errorf("sim: commandstats: %w", err)
+			return Report{}, fmt.Errorf("sim: --engine-stats: %w", err)
 		}
 	}
 	start := time.Now()
@@ -190,7 +190,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.EngineURL != "" {
 		after, err := engineCalls(ctx, cfg.EngineURL)
 		if err != nil {
-			return Report{}, fmt.Errorf("sim: commandstats: %w", err)
+			return Report{}, fmt.Errorf("sim: --engine-stats: %w", err)
 		}
 		// The INFO before is counted by the one after, which does not count
 		// itself yet.

@@ -121,7 +121,7 @@ func TestFoldsTellTheStory(t *testing.T) {
 
 	feed, err := projection.FoldSeq(views.FeedProjection(), projection.Events(evs))
 	require.NoError(t, err)
-	require.Len(t, feed.Items, 6)
+	require.Len(t, feed.Items, 9, "two starts, a join, four scored guesses, two settlements")
 	recent := feed.Since(0, 2, "")
 	require.Equal(t, "settled", recent[0].Kind, "newest first")
 	require.True(t, recent[1].Sealed)

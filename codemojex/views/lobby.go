@@ -20,6 +20,8 @@ type LobbyRoom struct {
 	Fee      int64  `json:"fee"`
 	Currency string `json:"currency"`
 	Prize    int64  `json:"prize"`
+	// DurationMS is how long a game of the room runs.
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // LobbyGame is what the lobby knows of one game.
@@ -49,6 +51,9 @@ type Card struct {
 	Free     bool   `json:"free"`
 	Fee      int64  `json:"fee"`
 	Currency string `json:"currency"`
+	// DurationMS is how long a game of the room runs, so a player sees a
+	// short game before joining it.
+	DurationMS int64 `json:"duration_ms"`
 	// Status is "active" while a game runs, else "waiting".
 	Status string `json:"status"`
 	// Game is the running game, "" while waiting.
@@ -73,7 +78,7 @@ func (l *Lobby) Cards() []Card {
 	cards := make([]Card, 0, len(l.Rooms))
 	for id, r := range l.Rooms {
 		c := Card{Room: id, Name: r.Name, Set: r.Set, Mode: r.Mode, Free: r.Free, Fee: r.Fee, Currency: r.Currency,
-			Status: codemojex.RoomWaiting, Prize: r.Prize}
+			DurationMS: r.DurationMS, Status: codemojex.RoomWaiting, Prize: r.Prize}
 		if gid, ok := latest[id]; ok && !l.Games[gid].Settled {
 			g := l.Games[gid]
 			c.Status, c.Game, c.EndsMS, c.Players, c.Prize = codemojex.RoomActive, gid, g.EndsMS, g.Players, g.Prize
@@ -94,14 +99,15 @@ func (l *Lobby) Cards() []Card {
 func LobbyProjection() projection.Projection[*Lobby] {
 	return projection.Projection[*Lobby]{
 		Name:    "codemojex-lobby",
-		Version: 1,
+		Version: 2, // 2: rooms carry their games' duration
 		Init:    func() *Lobby { return &Lobby{Rooms: map[string]*LobbyRoom{}, Games: map[string]*LobbyGame{}} },
 		Apply: func(l *Lobby, ev projection.Event) *Lobby {
 			f := ev.Fields
 			if ev.Stream == codemojex.StreamRoomOpened {
 				free, _ := strconv.ParseBool(f.Value("free"))
 				l.Rooms[f.Value("room")] = &LobbyRoom{Entry: Entry(ev.Entry), Name: f.Value("name"), Set: f.Value("set"), Mode: f.Value("mode"),
-					Free: free, Fee: num(ev, "fee"), Currency: f.Value("currency"), Prize: num(ev, "prize")}
+					Free: free, Fee: num(ev, "fee"), Currency: f.Value("currency"), Prize: num(ev, "prize"),
+					DurationMS: num(ev, "duration_ms")}
 				return l
 			}
 			game := f.Value("game")

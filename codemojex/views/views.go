@@ -105,7 +105,7 @@ func New(e *codemojex.Engine, cfg Config) (*Views, error) {
 
 // The streams each view folds.
 var (
-	FeedStreams      = []string{codemojex.StreamGuessScored, codemojex.StreamGameSettled}
+	FeedStreams      = []string{codemojex.StreamGameStarted, codemojex.StreamPlayerJoined, codemojex.StreamGuessScored, codemojex.StreamGameSettled}
 	ResultsStreams   = []string{codemojex.StreamGameSettled}
 	RoomStatsStreams = []string{codemojex.StreamGameStarted, codemojex.StreamPlayerJoined, codemojex.StreamGuessScored, codemojex.StreamGameSettled}
 	BoardsStreams    = []string{codemojex.StreamGameStarted, codemojex.StreamPlayerJoined, codemojex.StreamGuessScored, codemojex.StreamGameRevealed, codemojex.StreamGameSettled}

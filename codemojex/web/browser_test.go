@@ -124,6 +124,8 @@ func startBrowser(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// Screenshots as wide as the viewport: no scrollbar takes 15px off.
+		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(profile),
 	)
 	t.Cleanup(cancelAlloc)
@@ -243,7 +245,7 @@ func pageSays(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	var s string
-	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + document.getElementById("score").textContent + " | feed " + document.querySelectorAll("#feed li").length`, &s)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("status").textContent + " | " + (document.getElementById("outage") || {}).textContent + " | " + (document.getElementById("guess-error") || {}).textContent + " | " + (document.getElementById("score") || {}).textContent + " | submit " + ((document.getElementById("submit") || {}).textContent) + " | slots " + document.querySelectorAll("#slots .slot:not([aria-disabled=true])").length + " | feed " + document.querySelectorAll("#feed li").length`, &s)); err != nil {
 		return "unreadable: " + err.Error()
 	}
 	return s

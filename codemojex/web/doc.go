@@ -14,13 +14,20 @@
 // and count a running game down from its ends_ms, on the engine's clock
 // the page carries in data-now.
 //
+// An engine out of reach is said in the player's words, never the
+// engine's: the event streams send "engine" events ({"up": false}, then
+// {"up": true}) from a shared probe, and a page tries its reads again by
+// itself until they go through. An unknown game or route answers 404 with
+// a page in the app's layout.
+//
 // Routes:
 //
 //	GET  /                     the lobby: room cards and the sign-in
 //	GET  /web/games/{id}       a game board
 //	GET  /web/results          today's results, and the recent activity
 //	GET  /web/ledger           the player's wallet: the ledger and the diamond→key conversion
-//	GET  /web/static/…         scripts and styles
+//	GET  /web/static/…         scripts (common.js and one per page) and styles
+//	GET  /favicon.ico          the icon
 //	GET  /web/events           the live feed (text/event-stream); ?game= filters one game
 //	POST /web/auth/telegram    {"init_data": "…"} → {"token", "player"}
 package web

@@ -123,9 +123,9 @@ func endOfGame(t *testing.T, h *harness, ctx context.Context, vp string, width, 
 		audit("classic end screen"),
 		shot("classic-end"),
 	), "%s: crack (page says %q)", vp, pageSays(ctx))
-	require.Contains(t, result, "cracked")
+	require.Equal(t, name+" cracked the code: a 600 ends a classic game at once.", result, "the line under Cracked! says more than it")
 	require.Equal(t, name+" won 300 diamonds", winners)
-	require.Equal(t, "You placed #1 of 1 with 600 points and won 300 diamonds.", you)
+	require.Equal(t, "You placed #1 of 1 player with 600 points and won 300 diamonds.", you)
 	set, err := h.e.Set("animals")
 	require.NoError(t, err)
 	var glyphs string
@@ -211,8 +211,8 @@ func endOfGame(t *testing.T, h *harness, ctx context.Context, vp string, width, 
 		audit("blind end screen"),
 		shot("blind-end"),
 	), "%s: blind end (page says %q)", vp, pageSays(ctx))
-	require.Equal(t, "Result: the timer ran out.", result)
+	require.Equal(t, "The timer ran out: the best total wins.", result)
 	require.Equal(t, "matches the commitment ✓; your browser recomputed it and agrees", verdict)
 	require.Equal(t, name+" won 200 diamonds", bwin)
-	require.Equal(t, "You placed #1 of 1 with 600 points and won 200 diamonds.", you)
+	require.Equal(t, "You placed #1 of 1 player with 600 points and won 200 diamonds.", you)
 }

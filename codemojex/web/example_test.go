@@ -38,7 +38,7 @@ func ExampleNew() {
 	fmt.Println(rec.Code, rec.Header().Get("Content-Type"))
 	page := rec.Body.String()
 	fmt.Println("sign-in form:", strings.Contains(page, `<label for="dev-name">Name</label>`))
-	fmt.Println("script:", strings.Contains(page, `<script src="/web/static/app.js">`))
+	fmt.Println("script:", strings.Contains(page, `<script defer src="/web/static/common.js">`) && strings.Contains(page, `<script defer src="/web/static/lobby.js">`))
 	// Output:
 	// 200 text/html; charset=utf-8
 	// sign-in form: true

@@ -18,6 +18,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/api"
+	"github.com/echomq/echomq/codemojex/operator"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/codemojex/web"
@@ -43,10 +44,20 @@ type harness struct {
 	ahead *atomic.Int64
 }
 
+// operatorToken signs in to the operator pages a harness serves at /op/.
+const operatorToken = "op-token-for-tests"
+
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessOn(t, echomqtest.Shared(t).URL())
+}
+
+// newHarnessOn is newHarness on the engine at url (a server a test may
+// kill and restart); the live feeds probe it every 500ms.
+func newHarnessOn(t *testing.T, url string) *harness {
+	t.Helper()
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: url, Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	ahead := new(atomic.Int64)
@@ -67,8 +78,11 @@ func newHarness(t *testing.T) *harness {
 	require.NoError(t, w.Start(rctx))
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api.New(e, v, hub, api.Config{DevSignIn: true, Logger: quiet}))
-	wh := web.New(e, hub, web.Config{BotToken: botToken, DevSignIn: true, Logger: quiet, Views: v})
+	wh := web.New(e, hub, web.Config{BotToken: botToken, DevSignIn: true, Logger: quiet, Views: v, EngineProbe: 500 * time.Millisecond})
 	mux.Handle("/", wh)
+	ops, err := operator.New(e, operator.Config{OperatorToken: operatorToken, Logger: quiet})
+	require.NoError(t, err)
+	mux.Handle("/op/", ops)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()

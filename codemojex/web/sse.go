@@ -98,10 +98,24 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	fl.Flush()
 	beat := time.NewTicker(h.cfg.Heartbeat)
 	defer beat.Stop()
+	// The engine's reachability, sent when it changes ("engine" events,
+	// {"up": false} then {"up": true}): the page says the game is out of
+	// reach, and reloads what it shows once it is back. A page is served
+	// with the engine up, so the first news is an outage.
+	look := time.NewTicker(h.cfg.EngineProbe)
+	defer look.Stop()
+	up := true
 	for {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-look.C:
+			if now := h.engine.Up(r.Context()); now != up && r.Context().Err() == nil {
+				up = now
+				extend()
+				fmt.Fprintf(w, "event: engine\ndata: {\"up\":%t}\n\n", up)
+				fl.Flush()
+			}
 		case <-h.closed:
 			// Shutting down: say so, so the client reconnects elsewhere
 			// or later instead of reading a cut stream as an error.

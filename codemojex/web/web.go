@@ -1,14 +1,18 @@
 package web
 
 import (
+	"context"
 	"embed"
+	"errors"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/views"
 )
@@ -29,6 +33,11 @@ type Config struct {
 	// Heartbeat is how often an idle event stream sends a comment, so
 	// proxies keep it open. Defaults to 15s.
 	Heartbeat time.Duration
+	// EngineProbe is how often an open event stream learns whether the
+	// engine answers (one probe serves every stream), so an open page says
+	// when the game is out of reach and reloads itself when it is back.
+	// Defaults to 2s.
+	EngineProbe time.Duration
 	// MaxStreams caps the live feed's open event streams (GET
 	// /web/events) in all; past it a stream is refused with 503 and
 	// Retry-After. Defaults to [DefaultMaxStreams].
@@ -57,6 +66,7 @@ type Handler struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	caps      *streamCaps
+	engine    *probe
 }
 
 // New returns the web handler over an engine and a running hub
@@ -69,6 +79,9 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.EngineProbe <= 0 {
+		cfg.EngineProbe = 2 * time.Second
+	}
 	if cfg.MaxStreams <= 0 {
 		cfg.MaxStreams = DefaultMaxStreams
 	}
@@ -76,8 +89,8 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 		cfg.MaxStreamsPerClient = DefaultMaxStreamsPerClient
 	}
 	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
-		caps: newStreamCaps(cfg.MaxStreams, cfg.MaxStreamsPerClient)}
-	for _, name := range []string{"lobby", "game", "results", "ledger"} {
+		caps: newStreamCaps(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e, cfg.EngineProbe)}
+	for _, name := range []string{"lobby", "game", "results", "ledger", "notfound"} {
 		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}
 	static, _ := fs.Sub(assets, "assets/static")
@@ -88,6 +101,14 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /web/ledger", h.page("ledger"))
 	h.mux.HandleFunc("GET /web/events", h.events)
 	h.mux.HandleFunc("POST /web/auth/telegram", h.telegramSignIn)
+	h.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		http.ServeFileFS(w, r, static, "favicon.svg")
+	})
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h.notFound(w, r, "There is no page at "+r.URL.Path+".")
+	})
 	return h
 }
 
@@ -106,20 +127,50 @@ type pageData struct {
 	Game      string
 	DevSignIn bool
 	Telegram  bool
+	// Script: the page has a script of its own (/web/static/<page>.js).
+	Script bool
+	// Missing says what a not-found page did not find.
+	Missing string
 	// NowMS is the engine's clock as the page is rendered: the lobby's
 	// countdowns run from ends_ms, which is on that clock, not the
 	// device's.
 	NowMS int64
 }
 
+// gameCheck bounds the read that tells a game page from a not-found one;
+// past it (the engine out of reach) the page is served and loads, or
+// retries, on its own.
+const gameCheck = 2 * time.Second
+
 func (h *Handler) page(name string) http.HandlerFunc {
 	titles := map[string]string{"lobby": "Lobby", "game": "Game", "results": "Today's results", "ledger": "Your wallet"}
 	return func(w http.ResponseWriter, r *http.Request) {
-		d := pageData{Page: name, Title: titles[name], Game: r.PathValue("id"), DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli()}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		if err := h.pages[name].ExecuteTemplate(w, "layout", d); err != nil {
-			h.log.Error("web: render", "page", name, "err", err)
+		d := pageData{Page: name, Title: titles[name], Game: r.PathValue("id"), DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", Script: true, NowMS: h.e.Now().UnixMilli()}
+		if name == "game" {
+			ctx, cancel := context.WithTimeout(r.Context(), gameCheck)
+			_, err := h.e.Game(ctx, d.Game)
+			cancel()
+			if errors.Is(err, codemojex.ErrNotFound) || errors.Is(err, echomq.ErrInvalidArgument) {
+				h.notFound(w, r, "There is no game "+strconv.Quote(d.Game)+": it may have been mistyped.")
+				return
+			}
 		}
+		h.render(w, http.StatusOK, name, d)
+	}
+}
+
+// notFound answers 404 with a page that says what was not found and
+// where to go.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, missing string) {
+	h.render(w, http.StatusNotFound, "notfound", pageData{Page: "notfound", Title: "Not found", Missing: missing,
+		DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli()})
+}
+
+func (h *Handler) render(w http.ResponseWriter, status int, name string, d pageData) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := h.pages[name].ExecuteTemplate(w, "layout", d); err != nil {
+		h.log.Error("web: render", "page", name, "err", err)
 	}
 }

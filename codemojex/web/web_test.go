@@ -21,16 +21,24 @@ import (
 func TestPagesRender(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	var in struct{ Token string }
+	require.Equal(t, 200, h.call("POST", "/api/auth/dev", "", map[string]string{"name": "ada"}, &in))
+	var j struct{ Game string }
+	require.Equal(t, 200, h.call("POST", "/api/rooms/"+h.room.ID+"/join", in.Token, nil, &j))
 	for _, tc := range []struct {
 		path, ctype string
 		want        []string
 	}{
-		{"/", "text/html", []string{`data-page="lobby"`, `id="rooms"`, `id="dev-form"`, `<label for="dev-name">`, `/web/static/app.js`, `data-now="`}},
-		{"/web/games/GAM123", "text/html", []string{`data-page="game"`, `data-game="GAM123"`, `id="keyboard"`, `id="slots"`, `aria-label="Submit the guess"`, `id="leaderboard"`, `id="timeleft" role="timer"`, `id="prize"`, `id="fee"`,
-			`id="score" class="score" role="status" aria-live="polite"`, `id="feed" class="list feed" role="log" aria-live="polite"`}},
-		{"/web/results", "text/html", []string{`data-page="results"`, `id="results"`}},
-		{"/web/static/app.js", "text/javascript", []string{"EventSource", "/api/auth/dev", "/web/auth/telegram"}},
-		{"/web/static/app.css", "text/css", []string{"@media"}},
+		{"/", "text/html", []string{`data-page="lobby"`, `id="rooms"`, `id="dev-form"`, `<label for="dev-name">`, `/web/static/common.js`, `/web/static/lobby.js`, `data-now="`,
+			`pattern="[A-Za-z0-9._\-]{1,64}"`, `rel="icon"`}},
+		{"/web/games/" + j.Game, "text/html", []string{`data-page="game"`, `data-game="` + j.Game + `"`, `id="keyboard"`, `id="slots"`, `aria-label="Submit the guess"`, `id="leaderboard"`, `id="timeleft" role="timer"`, `id="prize"`, `id="fee"`,
+			`id="score" class="score" role="status" aria-live="polite"`, `id="feed" class="list feed" role="log" aria-live="polite"`, `/web/static/game.js`}},
+		{"/web/results", "text/html", []string{`data-page="results"`, `id="results"`, `/web/static/results.js`}},
+		{"/web/ledger", "text/html", []string{`data-page="ledger"`, `/web/static/ledger.js`}},
+		{"/web/static/common.js", "text/javascript", []string{"EventSource", "/api/auth/dev", "/web/auth/telegram"}},
+		{"/web/static/game.js", "text/javascript", []string{"/guess?wait="}},
+		{"/web/static/app.css", "text/css", []string{"@media", `"Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji"`}},
+		{"/favicon.ico", "image/svg+xml", []string{"<svg"}},
 	} {
 		resp, err := http.Get(h.url + tc.path)
 		require.NoError(t, err)
@@ -43,10 +51,24 @@ func TestPagesRender(t *testing.T) {
 			require.Contains(t, string(b), w, tc.path)
 		}
 	}
-	resp, err := http.Get(h.url + "/no/such/page")
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	// An unknown route and an unknown game are 404 pages that say so, in
+	// the app's layout, with the way back.
+	for path, want := range map[string]string{
+		"/no/such/page":             "There is no page at /no/such/page.",
+		"/web/games/GAM0000000000x": "There is no game &#34;GAM0000000000x&#34;",
+		"/web/games/bogus":          "There is no game &#34;bogus&#34;",
+	} {
+		resp, err := http.Get(h.url + path)
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+		require.Contains(t, resp.Header.Get("Content-Type"), "text/html", path)
+		require.Contains(t, string(b), want, path)
+		require.Contains(t, string(b), `<a href="/">Go to the lobby</a>`, path)
+		require.NotContains(t, string(b), `data-game=`+`"GAM`, path)
+	}
 }
 
 func TestEventsStreamScoredGuess(t *testing.T) {
