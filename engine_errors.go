@@ -7,6 +7,7 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
+// Sentinels of the engine's configuration and state, for errors.Is.
 var (
 	// ErrEvictingEngine: [Connect] met an engine whose maxmemory-policy
 	// lets it delete keys by itself. See [EvictionError].
