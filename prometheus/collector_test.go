@@ -89,9 +89,9 @@ func TestEngineGauges(t *testing.T) {
 		}
 		return 0, false
 	}
-	max, ok := gauge("echomq_engine_max_memory_bytes")
+	maxMem, ok := gauge("echomq_engine_max_memory_bytes")
 	require.True(t, ok)
-	require.Equal(t, float64(32<<20), max)
+	require.Equal(t, float64(32<<20), maxMem)
 	evicting, _ := gauge("echomq_engine_evicting")
 	require.Zero(t, evicting)
 	info, ok := gauge("echomq_engine_info")
