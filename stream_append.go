@@ -271,17 +271,26 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	todo := allIndexes(len(records))
 	if opts.plain() && c.eclock.fast(s.key, ids[len(ids)-1]) {
 		todo = s.pipeline(ctx, ids, records, errs)
-		if len(todo) > 0 {
-			// Usually another goroutine of this client minted after this
-			// batch and reached the engine first; the minter is past it
-			// already: mint the refused records again and send them once
-			// more, as Append does, before the script takes them.
+		// Usually another goroutine of this client minted after this
+		// batch and reached the engine first; the minter is past it
+		// already: mint the refused records again and send them plain
+		// once more, as Append does, a few times while the stream is not
+		// contended, before the script takes them. (An id the script
+		// chose would sort above every batch of this client still in
+		// flight in its millisecond and have them refused in turn.)
+		for try := 0; len(todo) > 0; try++ {
 			c.astats.refused.Add(int64(len(todo)))
-			var err error
-			if todo, err = s.again(ctx, todo, ids, records, errs); err != nil {
+			if try == batchOwnRetries {
+				break
+			}
+			still, sent, err := s.again(ctx, todo, ids, records, errs)
+			if err != nil {
 				return nil, opError("append batch", s.key, err)
 			}
-			c.astats.refused.Add(int64(len(todo)))
+			todo = still
+			if !sent {
+				break
+			}
 		}
 	}
 	if len(todo) > 0 {
@@ -346,20 +355,28 @@ func allIndexes(n int) []int {
 	return idx
 }
 
+// batchOwnRetries is how many times a batch's records refused by the
+// engine are minted again and re-sent plain before the script takes them.
+const batchOwnRetries = 3
+
 // again mints new ids for the records at todo and sends them as one more
-// pipeline of plain XADDs while the clock reading vouches for them; it
-// returns the indexes still refused (all of todo when it sent nothing).
-func (s *Stream) again(ctx context.Context, todo []int, ids []ID, records []Fields, errs []error) ([]int, error) {
+// pipeline of plain XADDs while the clock reading vouches for them and the
+// stream is not contended; it returns the indexes still refused (all of
+// todo when it sent nothing, sent false).
+func (s *Stream) again(ctx context.Context, todo []int, ids []ID, records []Fields, errs []error) ([]int, bool, error) {
 	sub, subRecs := make([]ID, len(todo)), make([]Fields, len(todo))
 	for j, i := range todo {
 		id, err := s.c.mint(ctx, s.queue, BrandEvent)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		sub[j], subRecs[j] = id, records[i]
 	}
 	if !s.c.eclock.fast(s.key, sub[len(sub)-1]) {
-		return todo, nil
+		for j, i := range todo {
+			ids[i] = sub[j]
+		}
+		return todo, false, nil
 	}
 	subErrs := make([]error, len(todo))
 	refused := s.pipeline(ctx, sub, subRecs, subErrs)
@@ -370,7 +387,7 @@ func (s *Stream) again(ctx context.Context, todo []int, ids []ID, records []Fiel
 	for j, i := range todo {
 		ids[i], errs[i] = sub[j], subErrs[j]
 	}
-	return still, nil
+	return still, true, nil
 }
 
 // pipeline sends the records as plain XADDs in one pipeline, records each
