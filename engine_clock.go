@@ -40,6 +40,11 @@ type engineClock struct {
 	// stream of that slot (a snowflake of [EngineNode], 0 for none): a top
 	// equal to it is this client's own append, not another writer's.
 	own [hotSlots]atomic.Int64
+	// sent is per slot the highest id this client sent as a plain XADD to
+	// a stream of that slot: a refusal of a lower id is an own race (a
+	// later append of this client reached the engine first), not another
+	// writer above.
+	sent [hotSlots]atomic.Int64
 }
 
 type clockReading struct {
@@ -100,6 +105,23 @@ func (e *engineClock) noteOwn(key string, id ID) {
 			return
 		}
 	}
+}
+
+// noteSent records that id goes to key as a plain XADD.
+func (e *engineClock) noteSent(key string, id ID) {
+	slot := &e.sent[hotSlot(key)]
+	for {
+		old := slot.Load()
+		if old >= int64(id.snow) || slot.CompareAndSwap(old, int64(id.snow)) {
+			return
+		}
+	}
+}
+
+// ownRace reports whether a plain XADD of id to key refused as not above
+// the top met one of this client's own later appends.
+func (e *engineClock) ownRace(key string, id ID) bool {
+	return e.sent[hotSlot(key)].Load() > int64(id.snow)
 }
 
 // ownTop returns the entry id of the last id the engine chose for this

@@ -76,19 +76,29 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		return ID{}, opError("append", s.key, err)
 	}
 	if opts.plain() && c.eclock.fast(s.key, id) {
+		c.eclock.noteSent(s.key, id)
 		err := s.add(ctx, id, f)
-		if err != nil && errors.Is(err, ErrNonMonotonic) {
-			// Usually one of this client's own later ids reached the engine
-			// first (goroutines mint and send in different orders), and the
-			// minter is already past it: try once more.
+		// Usually one of this client's own later ids reached the engine
+		// first (goroutines mint and send in different orders), and the
+		// minter is already past it: try again, a few times while it is
+		// such an own race and the stream is not contended, before the
+		// script takes the append (an id the script chose would sort above
+		// every append of this client still in flight in its millisecond,
+		// and have them refused in turn). One retry is always made.
+		for try := 0; err != nil && errors.Is(err, ErrNonMonotonic); try++ {
 			c.astats.refused.Add(1)
+			if try == ownRetries || try > 0 && !c.eclock.ownRace(s.key, id) {
+				break
+			}
 			next, merr := c.mint(ctx, s.queue, BrandEvent)
 			if merr != nil {
 				return ID{}, opError("append", s.key, merr)
 			}
-			if id = next; c.eclock.fast(s.key, id) {
-				err = s.add(ctx, id, f)
+			if id = next; !c.eclock.fast(s.key, id) {
+				break
 			}
+			c.eclock.noteSent(s.key, id)
+			err = s.add(ctx, id, f)
 		}
 		if err == nil {
 			c.astats.records.Add(1)
@@ -98,9 +108,9 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 		if !errors.Is(err, ErrNonMonotonic) {
 			return ID{}, opError("append", s.key, err)
 		}
-		// Refused twice: the script arbitrates this append, and says
-		// whether another writer is above us (then the stream turns hot).
-		c.astats.refused.Add(1)
+		// Refused (counted above): the script arbitrates this append, and
+		// says whether another writer is above us (then the stream turns
+		// hot).
 	}
 	if opts.Key != "" && opts.ExpectTop.IsZero() && !opts.ExpectEmpty && c.eclock.fast(s.key, id) {
 		got, done, err := s.keyed(ctx, id, f, opts.Key)
@@ -280,7 +290,7 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 		// flight in its millisecond and have them refused in turn.)
 		for try := 0; len(todo) > 0; try++ {
 			c.astats.refused.Add(int64(len(todo)))
-			if try == batchOwnRetries {
+			if try == batchOwnRetries || try > 0 && !c.eclock.ownRace(s.key, ids[todo[0]]) {
 				break
 			}
 			still, sent, err := s.again(ctx, todo, ids, records, errs)
@@ -355,9 +365,13 @@ func allIndexes(n int) []int {
 	return idx
 }
 
-// batchOwnRetries is how many times a batch's records refused by the
-// engine are minted again and re-sent plain before the script takes them.
-const batchOwnRetries = 3
+// ownRetries is how many times an append (batchOwnRetries: a batch's
+// records) refused by the engine is minted again and re-sent plain, while
+// the stream is not contended, before the script takes it.
+const (
+	ownRetries      = 3
+	batchOwnRetries = 3
+)
 
 // again mints new ids for the records at todo and sends them as one more
 // pipeline of plain XADDs while the clock reading vouches for them and the
@@ -413,6 +427,7 @@ func (s *Stream) pipeline(ctx context.Context, ids []ID, records []Fields, errs 
 		entryIDs[i] = all[start+IDLen : ends[i]]
 		start = ends[i]
 	}
+	s.c.eclock.noteSent(s.key, ids[len(ids)-1])
 	var refused []int
 	for i, err := range s.c.conn.XAddReceipts(ctx, s.key, entryIDs, receipts, pairs) {
 		if err != nil && errors.Is(err, ErrNonMonotonic) {
