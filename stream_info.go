@@ -25,6 +25,12 @@ func (s *Stream) Info(ctx context.Context) (StreamInfo, error) {
 	if err := s.ready(ctx); err != nil {
 		return StreamInfo{}, opError("info", s.key, err)
 	}
+	// A missing key is asked about with EXISTS first: XINFO of it is an
+	// error reply, which the engine counts (INFO errorstats) each time a
+	// dashboard or a scrape looks at a stream not yet written.
+	if n, err := s.c.conn.Exists(ctx, s.key); err != nil || n == 0 {
+		return StreamInfo{MemoryBytes: -1}, opError("info", s.key, err)
+	}
 	raw, ok, err := s.c.conn.XInfoStream(ctx, s.key)
 	if err != nil || !ok {
 		return StreamInfo{MemoryBytes: -1}, opError("info", s.key, err)

@@ -215,6 +215,9 @@ func (s *scrape) stream(ctx context.Context, st *echomq.Stream) {
 	if dl, err := st.DeadLetters().Len(ctx); !s.failed("stream", err) {
 		s.gauge("dead_letters", float64(dl), q, n)
 	}
+	if !info.Exists {
+		return // no groups: XINFO GROUPS of a missing key is an error reply the engine counts
+	}
 	groups, err := st.Groups(ctx)
 	if s.failed("group", err) {
 		return
