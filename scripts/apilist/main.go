@@ -97,6 +97,7 @@ func run(out, count string) error {
 		if len(paths) == 0 {
 			fmt.Fprintln(&b, "# no public packages: every package is main or internal")
 		}
+		var quiet []string
 		for _, path := range paths {
 			tp, err := imp.Import(path)
 			if err != nil {
@@ -104,12 +105,16 @@ func run(out, count string) error {
 			}
 			lines := describe(tp)
 			if len(lines) == 0 {
+				quiet = append(quiet, path)
 				continue
 			}
 			fmt.Fprintf(&b, "\npackage %s // import %q\n", tp.Name(), path)
 			for _, l := range lines {
 				fmt.Fprintln(&b, l)
 			}
+		}
+		for _, path := range quiet {
+			fmt.Fprintf(&b, "\n# %s exports nothing\n", path)
 		}
 		name := filepath.Join(out, slug(m)+".txt")
 		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
