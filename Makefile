@@ -136,6 +136,14 @@ lint: golangci-lint ## Run golangci-lint (.golangci.yml) over every module.
 house: ## Check what a user of the root package inherits (modules, linked engine).
 	scripts/check-house.sh
 
+.PHONY: api
+api: ## Rewrite the API goldens api/<module>.txt after an intended change of the public API.
+	scripts/check-api.sh -update
+
+.PHONY: api-check
+api-check: ## Check the public API of every module against api/ (fails with the diff).
+	scripts/check-api.sh
+
 .PHONY: tidy
 tidy: ## Run go mod tidy in every module.
 	@for m in $(MODULES); do (cd "$$m" && $(GO) mod tidy); done

@@ -65,8 +65,9 @@
 //
 // # Services
 //
-// The long-running components — [Consumer], lanes.Worker, projection.Live,
-// archive.Archiver and retention.Driver — keep one contract:
+// The long-running components — [Consumer], [SetConsumer], lanes.Worker,
+// projection.Live, archive.Archiver and retention.Driver — keep one
+// contract:
 //
 //   - Run(ctx) runs on the caller's goroutine until ctx ends or Stop is
 //     called, then stops gracefully and returns nil; a permanent error ends

@@ -82,6 +82,18 @@ var (
 // NameError says which name broke which rule; it matches [ErrInvalidName].
 type NameError = keyspace.NameError
 
+// CheckName checks a name of the given kind ("queue", "stream", "group",
+// "consumer", ...) against the name grammar, before any I/O, as every verb
+// does: [A-Za-z0-9._-]{1,128}, and for kind "queue" not the reserved "emq".
+// It returns a [*NameError] naming kind, or nil. It lets a tool refuse a bad
+// name before it connects.
+func CheckName(kind, name string) error {
+	if kind == "queue" {
+		return keyspace.Queue(name)
+	}
+	return keyspace.Name(kind, name)
+}
+
 // ServerError is an error reply from the engine; well-known replies match
 // [ErrWrongType], [ErrNonMonotonic], [ErrGroupExists] and [ErrGroupNotFound].
 type ServerError = wire.ServerError

@@ -1,7 +1,8 @@
 // Package startstop is the base of EchoMQ's long-running services (the
-// consumer, the lanes worker, the live projection, the archiver, the
-// retention driver): one contract for starting, stopping and refusing a
-// second run.
+// consumer, the set consumer, the live projection, the archiver, the
+// retention driver; the lanes worker keeps the same contract on a
+// lifecycle of its own): one contract for starting, stopping and refusing
+// a second run.
 //
 // # State model
 //

@@ -2,16 +2,17 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"strconv"
 	"time"
 )
 
+//go:embed lua/pexpire_if.lua
+var pexpireIfSrc string
+
 // pexpireIfLua: KEYS key; ARGV value, ttl ms. Extends key's time-to-live
 // only while it holds value (a lease its holder renews).
-var pexpireIfLua = NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`)
+var pexpireIfLua = NewScript(pexpireIfSrc)
 
 // PExpireIf sets key's time-to-live to ttl when key holds val and reports
 // whether it did: false means the lease expired or another holder has it.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"time"
 )
 
@@ -10,11 +11,11 @@ func (w *Conn) SetPX(ctx context.Context, key, val string, ttl time.Duration) er
 	return convert(w.c.Do(ctx, w.c.B().Set().Key(key).Value(val).Px(ttl).Build()).Error())
 }
 
+//go:embed lua/del_if.lua
+var delIfSrc string
+
 // delIfLua: KEYS key; ARGV value. Deletes key only while it holds value.
-var delIfLua = NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`)
+var delIfLua = NewScript(delIfSrc)
 
 // DelIf deletes key when it holds val (a lease its holder gives back) and
 // reports whether it did.

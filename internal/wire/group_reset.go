@@ -2,28 +2,18 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strconv"
 )
 
+//go:embed lua/group_count.lua
+var countSrc string
+
 // countLua: KEYS stream; ARGV from (XRANGE syntax), to, limit. Counts the
 // entries of [from, to] without shipping them, at most limit of them, and
 // replies {count, last id counted} ("" when none).
-var countLua = NewScript(`
-local n, last, from = 0, '', ARGV[1]
-local limit = tonumber(ARGV[3])
-while n < limit do
-  local page = math.min(1000, limit - n)
-  local r = redis.call('XRANGE', KEYS[1], from, ARGV[2], 'COUNT', page)
-  n = n + #r
-  if #r > 0 then
-    last = r[#r][1]
-    from = '(' .. last
-  end
-  if #r < page then break end
-end
-return {n, last}
-`)
+var countLua = NewScript(countSrc)
 
 // XCount counts the entries of [from, to] (XRANGE syntax) up to limit and
 // returns the count and the id of the last one counted, so a caller can

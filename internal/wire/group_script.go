@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strconv"
 	"time"
@@ -14,16 +15,12 @@ import (
 // not above the top) are caught with pcall and returned as the reply, so
 // nothing after them runs and the caller sees the engine's own message.
 
+//go:embed lua/group_dead_letter.lua
+var deadLetterSrc string
+
 // deadLetterLua: KEYS stream, dead; ARGV group, consumer, entry id, dead
 // entry id, dead entry pairs…. Moves the entry only while consumer owns it.
-var deadLetterLua = NewScript(`
-local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1, ARGV[2])
-if #p == 0 then return 0 end
-local r = redis.pcall('XADD', KEYS[2], ARGV[4], unpack(ARGV, 5))
-if type(r) == 'table' and r.err then return r end
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
-return 1
-`)
+var deadLetterLua = NewScript(deadLetterSrc)
 
 // DeadLetter appends pairs to dead under deadID and acks entryID in stream,
 // atomically, provided consumer still owns entryID; it reports whether it
@@ -38,18 +35,12 @@ func (w *Conn) DeadLetter(ctx context.Context, stream, dead, group, consumer, en
 	return r == int64(1), nil
 }
 
+//go:embed lua/group_release.lua
+var releaseSrc string
+
 // releaseLua: KEYS stream; ARGV group, consumer, idle ms, ids…. Sets the
 // idle time of each id the consumer still owns, without counting a delivery.
-var releaseLua = NewScript(`
-local n = 0
-for i = 4, #ARGV do
-  if #redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1, ARGV[2]) > 0 then
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'IDLE', ARGV[3], 'JUSTID')
-    n = n + 1
-  end
-end
-return n
-`)
+var releaseLua = NewScript(releaseSrc)
 
 // Release marks the ids consumer still owns as idle for idle, so that any
 // reclaimer whose min-idle is below it takes them at once; the entries stay
@@ -68,27 +59,13 @@ func (w *Conn) Release(ctx context.Context, stream, group, consumer string, idle
 	return n, nil
 }
 
+//go:embed lua/group_del_consumer.lua
+var delConsumerSrc string
+
 // delConsumerLua: KEYS stream; ARGV group, consumer. Deletes the consumer
 // only when it owns no pending entry; replies {1, 0} when it deleted it,
 // {0, pending} when the consumer owns entries, {2, 0} when it is absent.
-var delConsumerLua = NewScript(`
-local s = redis.pcall('XPENDING', KEYS[1], ARGV[1])
-if type(s) == 'table' and s.err then return s end
-if s[4] then
-  for _, c in ipairs(s[4]) do
-    if c[1] == ARGV[2] then return {0, tonumber(c[2])} end
-  end
-end
-for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
-  for i = 1, #c, 2 do
-    if c[i] == 'name' and c[i + 1] == ARGV[2] then
-      redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
-      return {1, 0}
-    end
-  end
-end
-return {2, 0}
-`)
+var delConsumerLua = NewScript(delConsumerSrc)
 
 // DeleteConsumer deletes consumer from group when it owns no pending entry
 // and reports whether it existed; a consumer that owns entries is left in
@@ -111,15 +88,12 @@ func (w *Conn) DeleteConsumer(ctx context.Context, stream, group, consumer strin
 	return flag == 1, 0, nil
 }
 
+//go:embed lua/group_replay.lua
+var replaySrc string
+
 // replayLua: KEYS stream, dead; ARGV dead entry id, new entry id, pairs….
 // Re-appends a dead letter's payload and deletes the dead letter, once.
-var replayLua = NewScript(`
-if #redis.call('XRANGE', KEYS[2], ARGV[1], ARGV[1]) == 0 then return 0 end
-local r = redis.pcall('XADD', KEYS[1], ARGV[2], unpack(ARGV, 3))
-if type(r) == 'table' and r.err then return r end
-redis.call('XDEL', KEYS[2], ARGV[1])
-return 1
-`)
+var replayLua = NewScript(replaySrc)
 
 // Replay appends pairs to stream under newID and deletes deadID from dead,
 // atomically; it returns false (nothing written) when deadID is not in dead.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
@@ -107,11 +108,12 @@ func (w *Conn) XReadMulti(ctx context.Context, keys, positions []string, block t
 	return !msg.IsNil(), nil
 }
 
+//go:embed lua/scan.lua
+var scanSrc string
+
 // scanLua: KEYS one key of the slot to scan (it routes the script to that
 // slot's node); ARGV cursor, pattern, count. One SCAN step.
-var scanLua = NewScript(`
-return redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
-`)
+var scanLua = NewScript(scanSrc)
 
 // ScanStep runs one SCAN step with MATCH pattern on the node that serves
 // anchor's slot and returns the next cursor ("0" when the walk is over) and

@@ -1,6 +1,9 @@
 package wire
 
-import "context"
+import (
+	"context"
+	_ "embed"
+)
 
 // Under maxmemory with the noeviction policy the engine refuses, with an
 // OOM reply, every command flagged as one that may grow memory (SET, XADD,
@@ -15,13 +18,13 @@ import "context"
 // DEL of the same key, so a full engine still takes it (a few bytes that
 // let the trim, which frees the archived entries, run).
 
+//go:embed lua/set_freeing.lua
+var setFreeingSrc string
+
 // setFreeingLua: KEYS key; ARGV value. SET key value, written so that a
 // full engine runs it (see above). DEL then SET is SET: the value is
 // replaced and any time-to-live dropped, in one atomic step.
-var setFreeingLua = NewScript(`
-redis.call('DEL', KEYS[1])
-return redis.call('SET', KEYS[1], ARGV[1])
-`)
+var setFreeingLua = NewScript(setFreeingSrc)
 
 // SetFreeing stores a small string at key even while the engine is full:
 // for the bookkeeping of a step that frees memory (the archive watermark

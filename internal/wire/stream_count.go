@@ -2,9 +2,13 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strconv"
 )
+
+//go:embed lua/stream_count_after.lua
+var countAfterSrc string
 
 // countAfterLua: KEYS stream; ARGV entry id ("" for none), cap. Counts the
 // entries strictly above the id, reading at most cap entries on each side
@@ -13,34 +17,7 @@ import (
 // answer the cheap cases (nothing above, everything above) without a scan,
 // and the smaller side is counted when one is small, so it holds after
 // trims and deletions, where the engine's own group lag is NULL.
-var countAfterLua = NewScript(`
-local key, last, cap = KEYS[1], ARGV[1], tonumber(ARGV[2])
-local function cmp(a, b)
-  local am, as = string.match(a, '^(%d+)-(%d+)$')
-  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
-  if #am ~= #bm then return #am < #bm and -1 or 1 end
-  if am ~= bm then return am < bm and -1 or 1 end
-  if #as ~= #bs then return #as < #bs and -1 or 1 end
-  if as ~= bs then return as < bs and -1 or 1 end
-  return 0
-end
-local t = redis.pcall('TYPE', key)
-if type(t) == 'table' then t = t.ok end
-if t == 'none' then return {0, 1} end
-if t ~= 'stream' then return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value') end
-local n = redis.call('XLEN', key)
-if n == 0 then return {0, 1} end
-if last == '' then return {n, 1} end
-local top = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)[1][1]
-if cmp(last, top) >= 0 then return {0, 1} end
-local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 1)[1][1]
-if cmp(last, first) < 0 then return {n, 1} end
-local above = #redis.call('XRANGE', key, '(' .. last, '+', 'COUNT', cap)
-if above < cap then return {above, 1} end
-local upto = #redis.call('XRANGE', key, '-', last, 'COUNT', cap)
-if upto < cap then return {n - upto, 1} end
-return {cap, 0}
-`)
+var countAfterLua = NewScript(countAfterSrc)
 
 // CountAfter counts the entries of key above the entry id after ("" counts
 // them all), reading at most limit entries on each side inside the engine;

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	_ "embed"
 	"strconv"
 )
 
@@ -38,6 +39,9 @@ func XAddOp(key, entryID, receipt string, pairs []string) Op {
 	return Op{kind: 'x', key: key, args: append(args, pairs...)}
 }
 
+//go:embed lua/tx_commit.lua
+var commitScriptSrc string
+
 // commitScript checks, then writes. Check: every read key still holds what
 // the transaction read (present with the same bytes, or still absent), and
 // every entry id to append is above its stream's last generated id. Only
@@ -46,68 +50,7 @@ func XAddOp(key, entryID, receipt string, pairs []string) Op {
 //
 // KEYS: the read keys, then one key per op. ARGV: nreads, then per read
 // (present "1"/"0", value), then per op (kind, nargs, args…).
-var commitScript = NewScript(`
-local nr = tonumber(ARGV[1])
-local a = 2
--- The reads are checked with one MGET per 500 keys (all on the queue's
--- slot), not a GET each.
-for first = 1, nr, 500 do
-  local last = math.min(first + 499, nr)
-  local cur = redis.call('MGET', unpack(KEYS, first, last))
-  for i = 1, last - first + 1 do
-    if ARGV[a] == '1' then
-      if cur[i] ~= ARGV[a + 1] then return 0 end
-    elseif cur[i] then
-      return 0
-    end
-    a = a + 2
-  end
-end
-local ops = {}
-local tops = {}
-local k = nr
-while a <= #ARGV do
-  k = k + 1
-  local kind, n = ARGV[a], tonumber(ARGV[a + 1])
-  local args = {}
-  for j = 1, n do args[j] = ARGV[a + 1 + j] end
-  a = a + 2 + n
-  if kind == 'x' then
-    local key = KEYS[k]
-    if tops[key] == nil then
-      tops[key] = false
-      -- One call: XINFO on a missing stream is an error reply ("no such
-      -- key"), caught here, so no EXISTS first. Any other error (a key of
-      -- another type) ends the commit before it writes anything.
-      local info = redis.pcall('XINFO', 'STREAM', key)
-      if type(info) == 'table' and info.err then
-        if not string.find(string.lower(info.err), 'no such key', 1, true) then return info end
-      else
-        for i = 1, #info, 2 do
-          if info[i] == 'last-generated-id' then tops[key] = info[i + 1] end
-        end
-      end
-    end
-    if tops[key] then
-      local tms, tseq = string.match(tops[key], '^(%d+)-(%d+)$')
-      local ms, seq = string.match(args[1], '^(%d+)-(%d+)$')
-      tms, tseq, ms, seq = tonumber(tms), tonumber(tseq), tonumber(ms), tonumber(seq)
-      if ms < tms or (ms == tms and seq <= tseq) then return 0 end
-    end
-    tops[key] = args[1]
-  end
-  ops[#ops + 1] = {kind, KEYS[k], args}
-end
-for _, op in ipairs(ops) do
-  local kind, key, args = op[1], op[2], op[3]
-  if kind == 's' then redis.call('SET', key, args[1])
-  elseif kind == 'd' then redis.call('DEL', key)
-  elseif kind == 'a' then redis.call('SADD', key, args[1])
-  elseif kind == 'r' then redis.call('SREM', key, args[1])
-  elseif kind == 'x' then redis.call('XADD', key, unpack(args))
-  end
-end
-return 1`)
+var commitScript = NewScript(commitScriptSrc)
 
 // Commit writes ops in one script if every read still holds and every
 // append is above its stream's top; it reports false (nothing written) on

@@ -7,7 +7,6 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
-	"github.com/echomq/echomq/internal/keyspace"
 )
 
 // archiveStatusDoc is the JSON result of archive status, and one stream of
@@ -162,7 +161,7 @@ watermark W and its instant, and live length (of the engine --url names).`,
 		RunE: body(func(cmd *cobra.Command, args []string) error {
 			only := ""
 			if len(args) == 1 {
-				if err := keyspace.Queue(args[0]); err != nil {
+				if err := echomq.CheckName("queue", args[0]); err != nil {
 					return err
 				}
 				only = args[0]

@@ -12,7 +12,6 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
-	"github.com/echomq/echomq/internal/keyspace"
 )
 
 // goldenDir compares the transcript with testdata/<name>.golden, showing
@@ -28,7 +27,7 @@ func (b *bundle) delCache(stream string) {
 	c, err := echomq.Connect(b.t.Context(), echomq.Config{URL: b.url})
 	require.NoError(b.t, err)
 	defer c.Close()
-	_, err = c.Do(b.t.Context(), "DEL", keyspace.ArchivedKey(b.queue, stream))
+	_, err = c.Stream(b.queue, stream).ClearArchived(b.t.Context())
 	require.NoError(b.t, err)
 }
 

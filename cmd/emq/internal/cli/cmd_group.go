@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/echomq/echomq"
-	"github.com/echomq/echomq/internal/keyspace"
 )
 
 // groupDoc is the JSON form of one consumer group (group list, group info).
@@ -99,7 +98,7 @@ func (a *app) checkGroup(stream, group string, consumers ...string) error {
 		if c == "" {
 			continue
 		}
-		if err := keyspace.Name("consumer", c); err != nil {
+		if err := echomq.CheckName("consumer", c); err != nil {
 			return err
 		}
 	}

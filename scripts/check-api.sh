@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Checks the public API of every module of the workspace against its
+# committed golden, api/<module>.txt (see scripts/apilist): every exported
+# constant, variable, function, type, field, method and interface method,
+# with its signature. A difference fails with the diff, so a change to the
+# public API is always a visible, reviewed change of api/.
+#
+#   scripts/check-api.sh            # compare (make api-check)
+#   scripts/check-api.sh -update    # rewrite api/ (make api)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+if [ "${1:-}" = -update ]; then
+	rm -f api/*.txt
+	mkdir -p api
+	go run ./scripts/apilist -out api
+	echo "api/ updated: review and commit the diff"
+	exit 0
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/api"
+go run ./scripts/apilist -out "$tmp/api"
+if ! (cd "$tmp" && diff -ru "$root/api" api) >"$tmp/diff"; then
+	cat "$tmp/diff"
+	echo
+	echo "check-api: the public API differs from api/ (above: - committed, + now)."
+	echo "check-api: if the change is intended, run \`make api\` and commit api/ with it."
+	exit 1
+fi
+echo "check-api: the public API of $(ls api | wc -l) modules matches api/"
