@@ -31,10 +31,12 @@ type Config struct {
 	URL string
 
 	// NodeID is the snowflake node id (0..1022; 1023 is [EngineNode]) stamped
-	// into minted ids.
-	// Defaults to nil: a free node id is leased from the engine
-	// ("{emq}:node:<n>") and renewed while the client lives, so two processes
-	// never share one.
+	// into minted ids, in every queue. Defaults to nil: a free node id is
+	// leased in each queue on the client's first mint there
+	// ("emq:{q}:node:<n>") and renewed while the client lives, so two
+	// writers of a queue never share one (ids are unique within their
+	// queue). A configured id must be kept distinct from every other
+	// writer's of the queues the client writes by the operator.
 	NodeID *int
 
 	// NodeLeaseTTL is the time-to-live of a leased node id, in

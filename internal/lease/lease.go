@@ -1,7 +1,7 @@
 // Package lease is the one lease mechanism of EchoMQ: a key held with a
 // random token, taken with SET NX PX, extended with a compare-and-extend
 // and given back with a compare-and-delete, so only its holder can extend
-// or free it. Node ids ("{emq}:node:<n>") and the archiver's stream locks
+// or free it. Node ids ("emq:{q}:node:<n>") and the archiver's stream locks
 // ("emq:{q}:stream:<name>:archiver") are leases.
 //
 // # State model
