@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,23 +65,7 @@ func TestAppendHelperProcess(t *testing.T) {
 			require.NoError(t, appendOne())
 		}
 	case "pipelined":
-		var wg sync.WaitGroup
-		errs := make(chan error, 64)
-		for range 64 {
-			wg.Go(func() {
-				for time.Now().Before(deadline) {
-					if err := appendOne(); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			require.NoError(t, err)
-		}
+		untilDeadline(t, 64, deadline, func(int, int) error { return appendOne() })
 	case "rate":
 		tick := time.NewTicker(2 * time.Millisecond)
 		defer tick.Stop()
@@ -117,26 +99,16 @@ type writerRun struct {
 // the same instant) and returns what each reported.
 func runWriters(t *testing.T, url, queue, stream, mode string, nodes []int, runFor time.Duration, extra ...string) []writerRun {
 	t.Helper()
-	dir := t.TempDir()
 	start := time.Now().Add(time.Second).UnixMilli() // every child is up by then
-	cmds := make([]*exec.Cmd, len(nodes))
-	outs := make([]*syncBuffer, len(nodes))
+	envs := make([][]string, len(nodes))
 	for i, n := range nodes {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAppendHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), appendHelperEnv+"=1", "EMQ_AW_URL="+url, "EMQ_AW_QUEUE="+queue,
-			"EMQ_AW_STREAM="+stream, "EMQ_AW_NODE="+strconv.Itoa(n), "EMQ_AW_MODE="+mode,
-			"EMQ_AW_FOR="+runFor.String(), "EMQ_AW_START="+strconv.FormatInt(start, 10),
-			"EMQ_AW_FILE="+filepath.Join(dir, strconv.Itoa(i)))
-		cmd.Env = append(cmd.Env, extra...)
-		outs[i] = &syncBuffer{}
-		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
-		require.NoError(t, cmd.Start())
-		cmds[i] = cmd
+		envs[i] = append([]string{appendHelperEnv + "=1", "EMQ_AW_URL=" + url, "EMQ_AW_QUEUE=" + queue,
+			"EMQ_AW_STREAM=" + stream, "EMQ_AW_NODE=" + strconv.Itoa(n), "EMQ_AW_MODE=" + mode,
+			"EMQ_AW_FOR=" + runFor.String(), "EMQ_AW_START=" + strconv.FormatInt(start, 10)}, extra...)
 	}
 	runs := make([]writerRun, len(nodes))
-	for i, cmd := range cmds {
-		require.NoError(t, cmd.Wait(), "writer %d: %s", nodes[i], outs[i].String())
-		f, err := os.Open(filepath.Join(dir, strconv.Itoa(i)))
+	for i, file := range runChildren(t, "TestAppendHelperProcess", "EMQ_AW_FILE", envs) {
+		f, err := os.Open(file)
 		require.NoError(t, err)
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {

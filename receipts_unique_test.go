@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,23 +90,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 	// loop runs body on g goroutines, each taking the streams round robin
 	// from its own starting point, until the deadline.
 	loop := func(g int, body func(s *echomq.Stream) error) {
-		var wg sync.WaitGroup
-		errs := make(chan error, g)
-		for i := range g {
-			wg.Go(func() {
-				for n := i; time.Now().Before(deadline); n++ {
-					if err := body(streams[n%len(streams)]); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			require.NoError(t, err)
-		}
+		untilDeadline(t, g, deadline, func(_, n int) error { return body(streams[n%len(streams)]) })
 	}
 	single := func(s *echomq.Stream) error {
 		id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)))
@@ -154,27 +136,19 @@ type receiptRun struct {
 // what each reported.
 func runReceiptWriters(t *testing.T, url, queue string, shared []string, writers []receiptWriter, runFor time.Duration) []receiptRun {
 	t.Helper()
-	dir := t.TempDir()
 	start := time.Now().Add(2 * time.Second).UnixMilli() // every child is up by then
-	cmds := make([]*exec.Cmd, len(writers))
-	outs := make([]*syncBuffer, len(writers))
+	envs := make([][]string, len(writers))
 	for i, w := range writers {
 		streams := append(slices.Clone(shared), "own-"+strconv.Itoa(w.node))
-		cmd := exec.Command(os.Args[0], "-test.run=^TestReceiptHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), receiptHelperEnv+"=1", "EMQ_RU_URL="+url, "EMQ_RU_QUEUE="+queue,
-			"EMQ_RU_STREAMS="+strings.Join(streams, ","), "EMQ_RU_NODE="+strconv.Itoa(w.node), "EMQ_RU_MODE="+w.mode,
-			"EMQ_RU_OFFSET_MS="+strconv.FormatInt(w.offset.Milliseconds(), 10), "EMQ_RU_FOR="+runFor.String(),
-			"EMQ_RU_START="+strconv.FormatInt(start, 10), "EMQ_RU_FILE="+filepath.Join(dir, strconv.Itoa(i)))
-		outs[i] = &syncBuffer{}
-		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
-		require.NoError(t, cmd.Start())
-		cmds[i] = cmd
+		envs[i] = []string{receiptHelperEnv + "=1", "EMQ_RU_URL=" + url, "EMQ_RU_QUEUE=" + queue,
+			"EMQ_RU_STREAMS=" + strings.Join(streams, ","), "EMQ_RU_NODE=" + strconv.Itoa(w.node), "EMQ_RU_MODE=" + w.mode,
+			"EMQ_RU_OFFSET_MS=" + strconv.FormatInt(w.offset.Milliseconds(), 10), "EMQ_RU_FOR=" + runFor.String(),
+			"EMQ_RU_START=" + strconv.FormatInt(start, 10)}
 	}
 	runs := make([]receiptRun, len(writers))
-	for i, cmd := range cmds {
-		require.NoError(t, cmd.Wait(), "writer %d: %s", writers[i].node, outs[i].String())
+	for i, file := range runChildren(t, "TestReceiptHelperProcess", "EMQ_RU_FILE", envs) {
 		runs[i] = receiptRun{w: writers[i], receipts: map[string][]echomq.ID{}}
-		f, err := os.Open(filepath.Join(dir, strconv.Itoa(i)))
+		f, err := os.Open(file)
 		require.NoError(t, err)
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
