@@ -60,9 +60,11 @@ func statusOf(err error) (int, string) {
 		return http.StatusUnauthorized, CodeUnauthorized
 	case errors.Is(err, echomq.ErrInvalidArgument):
 		return http.StatusBadRequest, CodeBadRequest
-	case errors.Is(err, codemojex.ErrUnavailable), errors.Is(err, echomq.ErrUnavailable), errors.Is(err, echomq.ErrConflict):
-		// The engine out of reach (restarting, paused, partitioned) is a
-		// 503 the client may retry, not an internal error.
+	case errors.Is(err, codemojex.ErrUnavailable), errors.Is(err, echomq.ErrUnavailable), errors.Is(err, echomq.ErrConflict),
+		errors.Is(err, echomq.ErrEngineFull):
+		// The engine out of reach (restarting, paused, partitioned) or
+		// full (until the archive or retention frees memory) is a 503 the
+		// client may retry later, not an internal error.
 		return http.StatusServiceUnavailable, CodeUnavailable
 	}
 	return http.StatusInternalServerError, CodeInternal
