@@ -22,6 +22,9 @@ const (
 	// clockFresh is how long a reading is trusted; after it the next append
 	// goes through the script, which brings a new one.
 	clockFresh = time.Second
+	// clockRenew is how long a reading is kept against a later, looser
+	// one (see observe).
+	clockRenew = 100 * time.Millisecond
 	// hotFor is how long a stream stays with the script after a plain XADD
 	// to it was refused: under contention every refusal would cost a round
 	// trip, inside the script it costs none.
@@ -47,9 +50,17 @@ type engineClock struct {
 	sent [hotSlots]atomic.Int64
 }
 
+// clockReading anchors the engine's clock to the monotonic clock as a lower
+// bound: the engine read engineUs at some instant between send and reply,
+// so at the reply (at) its clock was at least engineUs. A midpoint would be
+// a better guess on average but can overshoot by half a round trip, and on
+// a loaded machine a request that waits to be written makes that several
+// milliseconds: plain XADDs judged by an overshooting reading would put a
+// stream's top ahead of the engine's clock. An undershoot only sends an
+// append to the script, which reads the clock itself.
 type clockReading struct {
-	at       time.Duration // since base, midway between send and reply
-	engineUs int64         // the engine's clock then, Unix microseconds
+	at       time.Duration // since base, when the reply was received
+	engineUs int64         // the engine's clock at some instant before at, Unix microseconds
 }
 
 func newEngineClock() *engineClock { return &engineClock{base: time.Now()} }
@@ -57,10 +68,26 @@ func newEngineClock() *engineClock { return &engineClock{base: time.Now()} }
 // since returns the monotonic time since base.
 func (e *engineClock) since() time.Duration { return time.Since(e.base) }
 
-// observe records a reading the engine gave between sent and recv.
-func (e *engineClock) observe(sent, recv time.Duration, engineUs int64) {
-	e.reading.Store(&clockReading{at: sent + (recv-sent)/2, engineUs: engineUs})
+// observe records a reading the engine gave before recv. It
+// replaces the current one when it bounds the engine's clock more tightly
+// (a quicker reply) or when the current one is older than clockRenew, so
+// that a step of the engine's clock is seen within clockRenew.
+func (e *engineClock) observe(recv time.Duration, engineUs int64) {
+	next := &clockReading{at: recv, engineUs: engineUs}
+	for {
+		cur := e.reading.Load()
+		if cur != nil && recv-cur.at < clockRenew && next.bound() < cur.bound() {
+			return
+		}
+		if e.reading.CompareAndSwap(cur, next) {
+			return
+		}
+	}
 }
+
+// bound returns the reading as engine time minus monotonic time: the
+// larger, the tighter the lower bound it gives at any later instant.
+func (r *clockReading) bound() int64 { return r.engineUs - int64(r.at/time.Microsecond) }
 
 // nowMs returns the engine's clock in Unix ms carried forward from the last
 // reading, and whether the reading is fresh.
@@ -148,12 +175,11 @@ func hotSlot(key string) int {
 
 // read takes a new reading with TIME.
 func (c *Client) readEngineClock(ctx context.Context) error {
-	sent := c.eclock.since()
 	us, err := c.conn.Time(ctx)
 	if err != nil {
 		return err
 	}
-	c.eclock.observe(sent, c.eclock.since(), us)
+	c.eclock.observe(c.eclock.since(), us)
 	return nil
 }
 
@@ -162,12 +188,11 @@ func (c *Client) EngineTime(ctx context.Context) (time.Time, error) {
 	if c.isClosed() {
 		return time.Time{}, ErrClosed
 	}
-	sent := c.eclock.since()
 	us, err := c.conn.Time(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
-	c.eclock.observe(sent, c.eclock.since(), us)
+	c.eclock.observe(c.eclock.since(), us)
 	return time.UnixMicro(us).UTC(), nil
 }
 

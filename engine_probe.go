@@ -12,12 +12,11 @@ import (
 // evicts (unless Config.AllowEviction) and a user who may not run
 // scripts.
 func (c *Client) probeEngine(ctx context.Context) error {
-	sent := c.eclock.since()
 	p, err := c.conn.Probe(ctx)
 	if err != nil {
 		return err
 	}
-	c.eclock.observe(sent, c.eclock.since(), p.TimeUs)
+	c.eclock.observe(c.eclock.since(), p.TimeUs)
 	// An engine that is loading or busy refuses the probes for now, not
 	// for this user: that is an outage, not a verdict.
 	for _, err := range []error{p.InfoErr, p.ScriptErr} {

@@ -44,12 +44,11 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 	for i, id := range ids {
 		req.EntryIDs[i], req.Receipts[i], req.Pairs[i] = id.EntryID().String(), id.String(), records[i]
 	}
-	sent := c.eclock.since()
 	rep, err := conn.StreamAppend(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
-	c.eclock.observe(sent, c.eclock.since(), rep.EngineUs)
+	c.eclock.observe(c.eclock.since(), rep.EngineUs)
 	c.astats.scripts.Add(1)
 	engine := time.UnixMicro(rep.EngineUs).UTC()
 	switch rep.Status {
@@ -111,12 +110,11 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 	for i, f := range records {
 		pairs[i] = f
 	}
-	sent := c.eclock.since()
 	rep, err := c.conn.StreamAppendContended(ctx, s.key, keyspace.EngineCellKey(s.queue), node, c.cfg.MaxSkew.Milliseconds(), pairs)
 	if err != nil {
 		return nil, true, err
 	}
-	c.eclock.observe(sent, c.eclock.since(), rep.EngineUs)
+	c.eclock.observe(c.eclock.since(), rep.EngineUs)
 	c.astats.scripts.Add(1)
 	if rep.Status == wire.AppendBack {
 		return nil, false, nil
