@@ -181,7 +181,7 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 
 	// Compose: five keys by click, the sixth by keyboard (focus, Enter).
 	for i := 1; i <= 5; i++ {
-		require.NoError(t, chromedp.Run(ctx, chromedp.Click(fmt.Sprintf(`#keyboard .key:nth-child(%d)`, i), chromedp.ByQuery)))
+		require.NoError(t, chromedp.Run(ctx, tap(fmt.Sprintf(`#keyboard .key:nth-child(%d)`, i))))
 	}
 	require.NoError(t, chromedp.Run(ctx,
 		chromedp.Focus(`#keyboard .key:nth-child(6)`, chromedp.ByQuery),
@@ -237,6 +237,34 @@ func play(t *testing.T, h *harness, ctx context.Context, name string, width, hei
 		audit("results"),
 		shot("results"),
 	), "%s: results", name)
+}
+
+// tap clicks the element sel as a finger would, after scrolling it to the
+// middle of the viewport. On a phone the compose bar (the guess, Clear and
+// Submit) sticks to the top of the screen over the keyboard; a click at the
+// centre of a key the bar covers lands on the bar (a slot, Clear) instead,
+// so a key is first brought out from under it, and a tap that would still
+// land on something else fails here, naming the element, instead of
+// silently pressing that.
+func tap(sel string) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		var hit string
+		js := fmt.Sprintf(`(() => {
+			const k = document.querySelector(%q);
+			if (!k) return "missing";
+			k.scrollIntoView({block: "center", behavior: "instant"});
+			const r = k.getBoundingClientRect();
+			const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+			return at === k || k.contains(at) ? "" : "covered by " + (at ? at.outerHTML.slice(0, 80) : "nothing");
+		})()`, sel)
+		if err := chromedp.Evaluate(js, &hit).Do(ctx); err != nil {
+			return err
+		}
+		if hit != "" {
+			return fmt.Errorf("tap %s: %s", sel, hit)
+		}
+		return chromedp.Click(sel, chromedp.ByQuery).Do(ctx)
+	})
 }
 
 // pageSays reads the page's status and score lines for a failure message,

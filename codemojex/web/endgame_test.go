@@ -53,7 +53,7 @@ func waitWallet(ctx context.Context, keys, clips, diamonds int64) chromedp.Actio
 func pickCodes(codes []string) chromedp.Action {
 	var acts chromedp.Tasks
 	for _, c := range codes {
-		acts = append(acts, chromedp.Click(fmt.Sprintf(`#keyboard .key[data-code="%s"]`, c), chromedp.ByQuery))
+		acts = append(acts, tap(fmt.Sprintf(`#keyboard .key[data-code="%s"]`, c)))
 	}
 	return acts
 }

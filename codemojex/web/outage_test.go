@@ -207,7 +207,7 @@ func TestBrowserQuickGame(t *testing.T) {
 		require.Contains(t, card, quick.Name)
 		require.Contains(t, card, "3-minute games: play one to its end right away")
 		for i := 1; i <= 6; i++ {
-			require.NoError(t, chromedp.Run(ctx, chromedp.Click(fmt.Sprintf(`#keyboard .key:nth-child(%d)`, i), chromedp.ByQuery)))
+			require.NoError(t, chromedp.Run(ctx, tap(fmt.Sprintf(`#keyboard .key:nth-child(%d)`, i))))
 		}
 		require.NoError(t, chromedp.Run(ctx,
 			chromedp.Click(`#submit`, chromedp.ByQuery),
