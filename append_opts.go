@@ -1,6 +1,8 @@
 package echomq
 
 import (
+	"errors"
+
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
 )
@@ -43,7 +45,11 @@ func (o *AppendOpts) validate() error {
 	}
 	if o.Key != "" {
 		if err := keyspace.IdempotencyKey(o.Key); err != nil {
-			return &ArgumentError{Name: "idempotency key", Reason: err.(*keyspace.NameError).Reason}
+			reason := err.Error()
+			if ne, ok := errors.AsType[*keyspace.NameError](err); ok {
+				reason = ne.Reason
+			}
+			return &ArgumentError{Name: "idempotency key", Reason: reason}
 		}
 	}
 	if !o.ExpectTop.IsZero() {

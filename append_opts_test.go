@@ -1,7 +1,6 @@
 package echomq_test
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +62,7 @@ func testIdempotentAppend(t *testing.T, c *echomq.Client, q string) {
 	require.Equal(t, []echomq.ID{first, ids[0], ids[1]}, []echomq.ID{evs[0].ID, evs[1].ID, evs[2].ID})
 	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:order-17")
 	require.NoError(t, err)
-	require.Greater(t, ttl, int64(0), "the key expires by itself")
+	require.Positive(t, ttl, "the key expires by itself")
 }
 
 // testIdempotentAboveTop (conformance): a keyed append whose id falls below
@@ -88,7 +87,7 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	require.EqualValues(t, 2, streamLen(t, s))
 	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:above-1")
 	require.NoError(t, err)
-	require.Greater(t, ttl, int64(0))
+	require.Positive(t, ttl)
 
 	wrong := c.Stream(q, "idem-wrong")
 	_, err = c.Do(ctx, "SET", wrong.Key(), "not a stream")
@@ -115,7 +114,7 @@ func testExpectTop(t *testing.T, c *echomq.Client, q string) {
 	_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "y"), echomq.F("n", "z")}, echomq.AppendOpts{ExpectTop: first})
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, second, ce.Top)
-	require.Equal(t, first, ce.Expected)
+	require.Equal(t, ce.Expected, first)
 	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, echomq.AppendOpts{ExpectTop: second})
 	require.NoError(t, err)
 	n := streamLen(t, s)
@@ -156,7 +155,7 @@ func TestAppendOptionsRefused(t *testing.T) {
 func TestWriterClockAhead(t *testing.T) {
 	t.Parallel()
 	ahead := func() time.Time { return time.Now().Add(time.Hour) }
-	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(3), Clock: ahead})
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(3), Clock: ahead})
 	s := c.Stream(echomqtest.Queue(t), "ahead")
 	for range 20 {
 		id, err := s.Append(ctx, echomq.F("k", "v"))
@@ -179,7 +178,7 @@ func TestIdempotentLostReply(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Shared(t)
 	proxy := echomqtest.NewProxy(t, srv.Addr())
-	c := connect(t, echomq.Config{URL: proxy.URL(), NodeID: echomq.Node(11)})
+	c := connect(t, echomq.Config{URL: proxy.URL(), NodeID: new(11)})
 	q := echomqtest.Queue(t)
 	// Load the scripts first (the lean keyed one and the arbitrating one),
 	// so the marked call is the append itself, not a NOSCRIPT round.
@@ -192,7 +191,7 @@ func TestIdempotentLostReply(t *testing.T) {
 	_, err = s.AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "lost-reply-key"})
 	require.Error(t, err, "the reply was lost")
 	require.EqualValues(t, 1, proxy.Dropped())
-	direct := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(12)})
+	direct := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(12)})
 	evs, err := direct.Stream(q, "lost").Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 1, "the append ran although its caller saw an error")
@@ -219,7 +218,7 @@ func TestIdempotentRace(t *testing.T) {
 		require.Len(t, runs[1].receipts, 1)
 		require.Equal(t, runs[0].receipts[0], runs[1].receipts[0])
 	}
-	c := connect(t, echomq.Config{URL: url, NodeID: echomq.Node(23)})
+	c := connect(t, echomq.Config{URL: url, NodeID: new(23)})
 	n := streamLen(t, c.Stream(q, "race"))
 	require.EqualValues(t, 3, n, "one entry per key")
 }
@@ -257,7 +256,7 @@ func TestExpectTopRace(t *testing.T) {
 	q := echomqtest.Queue(t)
 	writers := make([]*echomq.Stream, 8)
 	for i := range writers {
-		writers[i] = connect(t, echomq.Config{URL: url, NodeID: echomq.Node(100 + i)}).Stream(q, "cas")
+		writers[i] = connect(t, echomq.Config{URL: url, NodeID: new(100 + i)}).Stream(q, "cas")
 	}
 	top, err := writers[0].AppendWith(ctx, echomq.F("round", "0"), echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
@@ -283,7 +282,7 @@ func TestExpectTopRace(t *testing.T) {
 		for _, err := range errs {
 			if err != nil {
 				var ce *echomq.ConflictError
-				require.True(t, errors.As(err, &ce), "round %d: %v", round, err)
+				require.ErrorAs(t, err, &ce, "round %d: %v", round, err)
 				require.Equal(t, winner, ce.Top)
 			}
 		}

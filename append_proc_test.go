@@ -35,7 +35,7 @@ func TestAppendHelperProcess(t *testing.T) {
 	}
 	node, err := strconv.Atoi(os.Getenv("EMQ_AW_NODE"))
 	require.NoError(t, err)
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_AW_URL"), NodeID: echomq.Node(node)})
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_AW_URL"), NodeID: new(node)})
 	require.NoError(t, err)
 	defer client.Close()
 	s := client.Stream(os.Getenv("EMQ_AW_QUEUE"), os.Getenv("EMQ_AW_STREAM"))

@@ -49,7 +49,7 @@ type benchEnv struct {
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
-	emq, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: echomq.Node(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
+	emq, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, emq.Close()) })
 	opt, err := valkey.ParseURL(url)

@@ -1,7 +1,6 @@
 package echomq_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -33,7 +32,7 @@ func TestCheckName(t *testing.T) {
 		}
 		require.ErrorIs(t, err, echomq.ErrInvalidName, "%s %q", tc.kind, tc.name)
 		var ne *echomq.NameError
-		require.True(t, errors.As(err, &ne))
+		require.ErrorAs(t, err, &ne)
 		require.Equal(t, tc.kind, ne.Kind)
 	}
 }

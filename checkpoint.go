@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -44,7 +45,7 @@ func ParseCheckpoint(s string) (Checkpoint, error) {
 	if s == "" {
 		return cp, nil
 	}
-	for _, pair := range strings.Split(s, ",") {
+	for pair := range strings.SplitSeq(s, ",") {
 		name, id, ok := strings.Cut(pair, "=")
 		if !ok {
 			return nil, &ArgumentError{Name: "checkpoint", Reason: fmt.Sprintf("%q is not name=entry-id", pair)}
@@ -67,8 +68,6 @@ func ParseCheckpoint(s string) (Checkpoint, error) {
 // Clone returns a copy.
 func (cp Checkpoint) Clone() Checkpoint {
 	out := make(Checkpoint, len(cp))
-	for k, v := range cp {
-		out[k] = v
-	}
+	maps.Copy(out, cp)
 	return out
 }

@@ -96,8 +96,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	conn, err := wire.Dial(ctx, opts)
 	if err != nil {
 		c.stopEmbedded()
-		var ue *wire.URLError
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*wire.URLError](err); ok {
 			// The URL may hold a password: name the rule, not the URL.
 			return nil, &ArgumentError{Name: "url", Reason: strings.TrimPrefix(ue.Error(), "echomq: invalid url: ")}
 		}

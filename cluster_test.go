@@ -3,6 +3,7 @@ package echomq_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestCluster(t *testing.T) {
 		t0 := time.Now()
 		var want []echomq.ID
 		for j := range 3 {
-			id, err := s.Append(ctx, echomq.F("room", fmt.Sprint(j)))
+			id, err := s.Append(ctx, echomq.F("room", strconv.Itoa(j)))
 			require.NoError(t, err)
 			want = append(want, id)
 		}
@@ -50,7 +51,7 @@ func TestCluster(t *testing.T) {
 		archSlot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key()+":archived")
 		require.NoError(t, err)
 		require.Equal(t, slot, archSlot, "a queue's keys share one slot")
-		masters[fmt.Sprint(slot.(int64)*3/16384)] = true
+		masters[strconv.FormatInt(slot.(int64)*3/16384, 10)] = true
 
 		// A transaction over the queue's records and streams runs on its slot.
 		require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {

@@ -166,7 +166,9 @@ const DefaultFlushDelay = 20 * time.Microsecond
 const DefaultEngineCheckInterval = 15 * time.Second
 
 // Node returns a pointer to n, for [Config.NodeID].
-func Node(n int) *int { return &n }
+//
+//go:fix inline
+func Node(n int) *int { return new(n) }
 
 // DefaultMaxBulkBytes is the default of [Config.MaxBulkBytes]: the
 // engine's default proto-max-bulk-len.
@@ -214,7 +216,7 @@ func (c Config) validate() error {
 		}
 		seen[key] = true
 	}
-	for i := 0; i < len(c.ClientName); i++ {
+	for i := range len(c.ClientName) {
 		if ch := c.ClientName[i]; ch <= ' ' || ch > '~' {
 			return bad("client name", "byte %q at %d: printable ASCII without spaces only", ch, i)
 		}

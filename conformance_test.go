@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
@@ -261,7 +263,7 @@ func testCountOldest(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "count")
 	var all []echomq.ID
 	for i := range 6 {
-		id, err := s.Append(ctx, echomq.F("i", fmt.Sprint(i)))
+		id, err := s.Append(ctx, echomq.F("i", strconv.Itoa(i)))
 		require.NoError(t, err)
 		all = append(all, id)
 	}
@@ -285,7 +287,7 @@ func appendAt(t *testing.T, s *echomq.Stream, base time.Time, offsetsMs []int) [
 	for _, off := range offsetsMs {
 		seq++
 		id := at(t, base.Add(time.Duration(off)*time.Millisecond), 1, seq)
-		require.NoError(t, s.AppendID(ctx, id, echomq.F("off", fmt.Sprint(off))))
+		require.NoError(t, s.AppendID(ctx, id, echomq.F("off", strconv.Itoa(off))))
 		out = append(out, id)
 	}
 	return out
@@ -432,7 +434,7 @@ func testBatch(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	require.Equal(t, got, ids(evs))
 	for i, ev := range evs {
-		require.Equal(t, len(recs[i]), len(ev.Fields))
+		require.Len(t, ev.Fields, len(recs[i]))
 	}
 	// A per-record failure is reported, not swallowed.
 	other := c.Stream(q, "batch-taken")
@@ -450,7 +452,7 @@ func testScanPages(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "scan")
 	recs := make([]echomq.Fields, 257)
 	for i := range recs {
-		recs[i] = echomq.F("i", fmt.Sprint(i))
+		recs[i] = echomq.F("i", strconv.Itoa(i))
 	}
 	want, err := s.AppendBatch(ctx, recs)
 	require.NoError(t, err)
@@ -494,7 +496,9 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 		defer close(done)
 		first := true
 		for ev, err := range s.Follow(fctx, &echomq.FollowOpts{From: echomq.At(old), Block: 100 * time.Millisecond}) {
-			require.NoError(t, err)
+			if !assert.NoError(t, err) {
+				return
+			}
 			got = append(got, ev.ID)
 			if first {
 				close(started)
@@ -509,7 +513,7 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 	var want []echomq.ID
 	want = append(want, old)
 	for i := range 3 {
-		id, err := s.Append(ctx, echomq.F("n", fmt.Sprint(i)))
+		id, err := s.Append(ctx, echomq.F("n", strconv.Itoa(i)))
 		require.NoError(t, err)
 		want = append(want, id)
 	}
@@ -524,7 +528,9 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 	go func() {
 		defer close(liveDone)
 		for ev, err := range s.Follow(lctx, &echomq.FollowOpts{Block: 50 * time.Millisecond}) {
-			require.NoError(t, err)
+			if !assert.NoError(t, err) {
+				return
+			}
 			live = append(live, ev.ID)
 			lcancel()
 		}

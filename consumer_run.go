@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -46,7 +47,7 @@ const readSlack = 5 * time.Second
 // [*ServerError].
 func (c *Consumer) Run(ctx context.Context) error {
 	err := c.svc.Run(ctx, c.consume)
-	if err == ErrRunning {
+	if errors.Is(err, ErrRunning) {
 		return opError("consume", c.s.key, err)
 	}
 	return err

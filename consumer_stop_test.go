@@ -147,7 +147,7 @@ func TestConsumerEngineRestart(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	// A configured node id: no lease to lose with the engine's data.
-	c := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(7)})
+	c := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(7)})
 	e := &groupEnv{c: c, queue: echomqtest.Queue(t), srv: srv.URL()}
 	e.stream = c.Stream(e.queue, "events")
 	before := e.append(t, 3)

@@ -52,7 +52,7 @@ func TestDriftMatrix(t *testing.T) {
 
 func checkDriftCell(t *testing.T, srv *echomqtest.Server, w int, mode string, runFor time.Duration) {
 	q := echomqtest.Queue(t)
-	reader := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(0)})
+	reader := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(0)})
 	s := reader.Stream(q, "drift")
 	nodes := make([]int, w)
 	for i := range nodes {
@@ -110,7 +110,7 @@ func checkDriftCell(t *testing.T, srv *echomqtest.Server, w int, mode string, ru
 		require.Equal(t, 1, window[i].Compare(window[i-1]), "stream order is id order, no id twice")
 	}
 	slices.SortFunc(receipts, echomq.ID.Compare)
-	require.Equal(t, len(slices.Compact(slices.Clone(receipts))), len(receipts), "no receipt twice")
+	require.Len(t, receipts, len(slices.Compact(slices.Clone(receipts))), "no receipt twice")
 	require.Equal(t, receipts, window, "the window [start, now] holds every receipt")
 
 	n := float64(st.Records)

@@ -20,7 +20,7 @@ import (
 func BenchmarkDurableAppend(b *testing.B) {
 	master := echomqtest.Start(b)
 	echomqtest.StartReplica(b, master)
-	c, err := echomq.Connect(ctx, echomq.Config{URL: master.URL(), NodeID: echomq.Node(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
+	c, err := echomq.Connect(ctx, echomq.Config{URL: master.URL(), NodeID: new(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, c.Close()) })
 	q := echomqtest.Queue(b)

@@ -19,7 +19,7 @@ func TestDurableAppendReachesReplica(t *testing.T) {
 	master := echomqtest.Start(t)
 	replica := echomqtest.StartReplica(t, master, "--appendonly", "yes") // WAITAOF counts replicas with an append-only file
 	c := faultClient(t, master.URL(), echomq.Config{})
-	rc := faultClient(t, replica.URL(), echomq.Config{NodeID: echomq.Node(8)})
+	rc := faultClient(t, replica.URL(), echomq.Config{NodeID: new(8)})
 	q := echomqtest.Queue(t)
 	for _, d := range []echomq.Durability{{Replicas: 1}, {Replicas: 1, Fsync: true, Timeout: 2 * time.Second}} {
 		id, err := c.Stream(q, "orders").AppendWith(ctx, echomq.F("n", "1"), echomq.AppendOpts{Durable: d})
@@ -137,7 +137,7 @@ func TestDurableAppendBadInput(t *testing.T) {
 			require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 			_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "1")}, echomq.AppendOpts{Durable: tc.d})
 			require.ErrorAs(t, err, &ae)
-			require.False(t, errors.Is(err, echomq.ErrUnavailable))
+			require.NotErrorIs(t, err, echomq.ErrUnavailable)
 		})
 	}
 	info, err := s.Info(ctx)
@@ -153,7 +153,7 @@ func TestDurableAppendWaitCutShort(t *testing.T) {
 	master := echomqtest.Start(t)
 	replica := echomqtest.StartReplica(t, master)
 	c := faultClient(t, master.URL(), echomq.Config{})
-	admin := faultClient(t, master.URL(), echomq.Config{NodeID: echomq.Node(9)})
+	admin := faultClient(t, master.URL(), echomq.Config{NodeID: new(9)})
 	s := c.Stream(echomqtest.Queue(t), "orders")
 	require.NoError(t, replica.Pause())
 	defer func() { require.NoError(t, replica.Resume()) }()
@@ -171,11 +171,11 @@ func TestDurableAppendWaitCutShort(t *testing.T) {
 	require.Eventually(t, func() bool {
 		list, err := admin.Do(ctx, "CLIENT", "LIST")
 		require.NoError(t, err)
-		for _, line := range strings.Split(list.(string), "\n") {
+		for line := range strings.SplitSeq(list.(string), "\n") {
 			if !strings.Contains(line, " cmd=wait ") {
 				continue
 			}
-			for _, f := range strings.Fields(line) {
+			for f := range strings.FieldsSeq(line) {
 				if id, ok := strings.CutPrefix(f, "id="); ok {
 					_, err := admin.Do(ctx, "CLIENT", "UNBLOCK", id, "ERROR")
 					require.NoError(t, err)

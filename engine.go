@@ -114,7 +114,7 @@ func (e Engine) String() string {
 // infoFields parses an INFO reply into its name:value lines.
 func infoFields(info string) map[string]string {
 	m := make(map[string]string, 64)
-	for _, line := range strings.Split(info, "\n") {
+	for line := range strings.SplitSeq(info, "\n") {
 		line = strings.TrimRight(line, "\r")
 		if line == "" || line[0] == '#' {
 			continue

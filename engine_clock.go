@@ -167,7 +167,7 @@ func (e *engineClock) markHot(key string) {
 
 func hotSlot(key string) int {
 	h := uint32(2166136261)
-	for i := 0; i < len(key); i++ {
+	for i := range len(key) {
 		h = (h ^ uint32(key[i])) * 16777619
 	}
 	return int(h % hotSlots)

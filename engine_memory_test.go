@@ -167,7 +167,7 @@ func (a *archiveTrims) OnTrim(_ context.Context, t echomq.TrimInfo) {
 func TestFullEngineVerbs(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t, "--maxmemory", "64mb", "--maxmemory-policy", "noeviction")
-	c := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(1)})
+	c := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "s")
 	recs := make([]echomq.Fields, 200)

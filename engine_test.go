@@ -50,7 +50,7 @@ func TestEngineKnown(t *testing.T) {
 func TestEvictingEngineRefused(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t, "--maxmemory", "8mb")
-	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(1)})
+	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
 	for _, policy := range []string{"allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"} {
 		_, err := admin.Do(ctx, "CONFIG", "SET", "maxmemory-policy", policy)
 		require.NoError(t, err)
@@ -107,14 +107,14 @@ func TestEngineWatcher(t *testing.T) {
 func TestScriptsDenied(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
-	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(1)})
+	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
 	_, err := admin.Do(ctx, "ACL", "SETUSER", "noscript", "on", ">pw", "~*", "&*", "+@all", "-@scripting")
 	require.NoError(t, err)
 	_, err = admin.Do(ctx, "ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "&*", "+@all", "-@dangerous")
 	require.NoError(t, err)
 	url := func(user string) string { return strings.Replace(srv.URL(), "redis://", "redis://"+user+":pw@", 1) }
 
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url("noscript"), NodeID: echomq.Node(2)})
+	c, err := echomq.Connect(ctx, echomq.Config{URL: url("noscript"), NodeID: new(2)})
 	require.Nil(t, c)
 	require.ErrorIs(t, err, echomq.ErrScriptsDenied)
 	require.ErrorIs(t, err, echomq.ErrPermission, "the refusal is the ACL's")

@@ -20,8 +20,7 @@ func ExampleDurability() {
 	orders := client.Stream("shop", "order-placed")
 	opts := echomq.AppendOpts{Key: "order-1001", Durable: echomq.Durability{Replicas: 1, Timeout: 100 * time.Millisecond}}
 	id, err := orders.AppendWith(ctx, echomq.F("order", "1001"), opts)
-	var de *echomq.DurabilityError
-	if errors.As(err, &de) {
+	if de, ok := errors.AsType[*echomq.DurabilityError](err); ok {
 		fmt.Println("written:", id == de.Receipts[0], "acknowledged by", de.Acked, "of", de.Want, "replicas via", de.Cmd)
 	}
 	again, err := orders.AppendWith(ctx, echomq.F("order", "1001"), opts)

@@ -15,7 +15,7 @@ import (
 // branches on a full engine instead of retrying it as an outage.
 func ExampleClient_Engine() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		// An evicting engine (errors.Is(err, echomq.ErrEvictingEngine)) or
 		// a user who may not run scripts (echomq.ErrScriptsDenied) ends here.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -16,7 +17,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: echomq.Node(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -95,7 +96,7 @@ func ExampleStream_Trim() {
 
 	s := client.Stream("cm", "game-settled")
 	for i := range 5 {
-		if _, err := s.Append(ctx, echomq.F("game", fmt.Sprint(i))); err != nil {
+		if _, err := s.Append(ctx, echomq.F("game", strconv.Itoa(i))); err != nil {
 			panic(err)
 		}
 	}

@@ -37,8 +37,7 @@ func (f *failoverFigures) kind(err error) {
 	if f.kinds == nil {
 		f.kinds = map[string]int{}
 	}
-	var oe *echomq.OpError
-	if errors.As(err, &oe) {
+	if oe, ok := errors.AsType[*echomq.OpError](err); ok {
 		err = oe.Err
 	}
 	msg := err.Error()
@@ -112,8 +111,7 @@ func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault
 					// it (the promoted one has none until the old master is
 					// back): the writers resumed all the same.
 					fig.kind(err)
-					var de *echomq.DurabilityError
-					if errors.As(err, &de) {
+					if de, ok := errors.AsType[*echomq.DurabilityError](err); ok {
 						short = append(short, de.Receipts...)
 					}
 					at = append(at, time.Now())

@@ -3,7 +3,6 @@ package echomq_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -30,7 +29,7 @@ const leaseTTL = 3 * time.Second
 func TestLeaseLapseStopsMinting(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	c, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), NodeLeaseTTL: leaseTTL, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
@@ -78,7 +77,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 func TestConfiguredNodeIgnoresLease(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
-	c := faultClient(t, srv.URL(), echomq.Config{NodeID: echomq.Node(42), NodeLeaseTTL: leaseTTL})
+	c := faultClient(t, srv.URL(), echomq.Config{NodeID: new(42), NodeLeaseTTL: leaseTTL})
 	require.NoError(t, srv.Pause())
 	time.Sleep(leaseTTL + time.Second)
 	require.NoError(t, srv.Resume())
@@ -102,7 +101,7 @@ func TestLeaseHelperProcess(t *testing.T) {
 	if os.Getenv(leaseHelperEnv) != "1" {
 		t.Skip("runs only as a minting child process")
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	c, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_LH_URL"), NodeLeaseTTL: leaseTTL,
 		Logger: quiet, CallTimeout: time.Second})
 	require.NoError(t, err)

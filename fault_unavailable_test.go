@@ -3,7 +3,6 @@ package echomq_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"os"
 	"testing"
@@ -35,10 +34,10 @@ func faultClient(t *testing.T, url string, cfg echomq.Config) *echomq.Client {
 	t.Helper()
 	cfg.URL = url
 	if cfg.NodeID == nil {
-		cfg.NodeID = echomq.Node(7)
+		cfg.NodeID = new(7)
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	c, err := echomq.Connect(context.Background(), cfg)
 	require.NoError(t, err)

@@ -45,9 +45,9 @@ func (g *Group) Claim(ctx context.Context, to string, opts *ClaimOpts) ([]EntryI
 	if err != nil {
 		return nil, opError("claim", g.s.key, err)
 	}
-	ids := make([]string, len(o.IDs))
-	for i, e := range o.IDs {
-		ids[i] = e.String()
+	ids := make([]string, 0, len(o.IDs))
+	for _, e := range o.IDs {
+		ids = append(ids, e.String())
 	}
 	if len(ids) == 0 {
 		rows, err := g.s.c.conn.XPending(ctx, g.s.key, g.name, q)

@@ -29,7 +29,7 @@ func mint(t testing.TB, c *echomq.Client, q, brand string) echomq.ID {
 // runChildren re-executes this test binary into the test named test, one
 // child per env (its variables added to this process's environment, plus
 // fileVar naming the child's own result file), waits for every child and
-// returns the result files in env order. A child that fails fails the test
+// returns the result files in env order. A failing child fails the test
 // with its output.
 func runChildren(t *testing.T, test, fileVar string, envs [][]string) []string {
 	t.Helper()

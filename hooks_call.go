@@ -63,7 +63,7 @@ func (s *Stream) prepared(ctx context.Context, records []Fields, ok bool) (conte
 	}
 	p := AppendPrepare{Queue: s.queue, Stream: s.name, Records: append([]Fields(nil), records...)}
 	for _, h := range hs {
-		ctx = h.PrepareAppend(ctx, &p)
+		ctx = h.PrepareAppend(ctx, &p) //nolint:fatcontext // each hook wraps the context the one before returned
 	}
 	return ctx, p.Records
 }

@@ -3,6 +3,7 @@ package echomq_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -89,9 +90,7 @@ func (r *recorder) snapshot() recorder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	calls := make(map[string]int, len(r.calls))
-	for k, v := range r.calls {
-		calls[k] = v
-	}
+	maps.Copy(calls, r.calls)
 	return recorder{calls: calls, appends: append([]echomq.AppendInfo(nil), r.appends...), reads: append([]echomq.ReadInfo(nil), r.reads...),
 		delivers: append([]echomq.DeliverInfo(nil), r.delivers...), acks: append([]echomq.AckInfo(nil), r.acks...),
 		deads: append([]echomq.DeadLetterInfo(nil), r.deads...), trims: append([]echomq.TrimInfo(nil), r.trims...), prepared: r.prepared}
@@ -162,7 +161,7 @@ func TestHooksPrepareAddsFields(t *testing.T) {
 	_, err = s.AppendBatch(ctx, []echomq.Fields{f})
 	require.NoError(t, err)
 	require.Equal(t, echomq.F("k", "v"), f)
-	require.Equal(t, "", f[:4][2], "the caller's array is untouched")
+	require.Empty(t, f[:4][2], "the caller's array is untouched")
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 3)

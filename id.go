@@ -33,7 +33,7 @@ var base62Index = func() (t [256]byte) {
 	for i := range t {
 		t[i] = 0xFF
 	}
-	for i := 0; i < len(base62Alph); i++ {
+	for i := range len(base62Alph) {
 		t[base62Alph[i]] = byte(i)
 	}
 	return t
@@ -77,7 +77,7 @@ func checkBrand(brand string) error {
 	if len(brand) != brandLen {
 		return &IDError{Input: brand, Reason: "brand must be 3 uppercase letters"}
 	}
-	for i := 0; i < brandLen; i++ {
+	for i := range brandLen {
 		if brand[i] < 'A' || brand[i] > 'Z' {
 			return &IDError{Input: brand, Reason: "brand must be 3 uppercase letters"}
 		}
@@ -211,7 +211,7 @@ func decodeBase62(s string) (int64, *IDError) {
 		return 0, &IDError{Input: s, Reason: fmt.Sprintf("base62 length %d, want %d", len(s), base62Len)}
 	}
 	var n uint64
-	for i := 0; i < base62Len; i++ {
+	for i := range base62Len {
 		v := base62Index[s[i]]
 		if v == 0xFF {
 			return 0, &IDError{Input: s, Reason: fmt.Sprintf("byte %q at %d is not base62", s[i], i)}

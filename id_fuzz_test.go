@@ -12,7 +12,7 @@ import (
 func base62Oracle(s string) (*big.Int, bool) {
 	const alph = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	n := new(big.Int)
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		d := strings.IndexByte(alph, s[i])
 		if d < 0 {
 			return nil, false

@@ -95,11 +95,11 @@ func TestNodeLeasePerQueue(t *testing.T) {
 
 func TestConfigNodeOutOfRange(t *testing.T) {
 	t.Parallel()
-	_, err := echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(1024), Notice: io.Discard})
+	_, err := echomq.Connect(ctx, echomq.Config{NodeID: new(1024), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
-	_, err = echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(echomq.EngineNode), Notice: io.Discard})
+	_, err = echomq.Connect(ctx, echomq.Config{NodeID: new(echomq.EngineNode), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument, "the engine's node id is refused")
-	_, err = echomq.Connect(ctx, echomq.Config{NodeID: echomq.Node(-1), Notice: io.Discard})
+	_, err = echomq.Connect(ctx, echomq.Config{NodeID: new(-1), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 }
 

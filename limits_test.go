@@ -20,8 +20,8 @@ func TestConnectBadConfig(t *testing.T) {
 		name string
 		cfg  echomq.Config
 	}{
-		{"node id", echomq.Config{NodeID: echomq.Node(1024)}},
-		{"negative node id", echomq.Config{NodeID: echomq.Node(-1)}},
+		{"node id", echomq.Config{NodeID: new(1024)}},
+		{"negative node id", echomq.Config{NodeID: new(-1)}},
 		{"lease ttl low", echomq.Config{NodeLeaseTTL: time.Millisecond}},
 		{"lease ttl negative", echomq.Config{NodeLeaseTTL: -time.Second}},
 		{"lease ttl high", echomq.Config{NodeLeaseTTL: 2 * time.Hour}},

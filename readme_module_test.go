@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func readmeModuleSteps(t *testing.T) []string {
 	block, _, ok = strings.Cut(block, "```")
 	require.True(t, ok)
 	var lines []string
-	for _, l := range strings.Split(block, "\n") {
+	for l := range strings.SplitSeq(block, "\n") {
 		l, _, _ = strings.Cut(l, "#")
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
@@ -94,7 +95,7 @@ func TestReadmeOwnModule(t *testing.T) {
 
 	srv := echomqtest.Start(t)
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, "shop"))
-	cmd.Env = append(env, "EMQ_URL="+srv.URL())
+	cmd.Env = slices.Concat(env, []string{"EMQ_URL=" + srv.URL()})
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), stderr.String())

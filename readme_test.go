@@ -2,7 +2,6 @@ package echomq_test
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,5 +15,5 @@ func TestReadmeTourCompiles(t *testing.T) {
 	require.NoError(t, err)
 	tour, err := os.ReadFile("examples/tour/main.go")
 	require.NoError(t, err)
-	require.True(t, strings.Contains(string(readme), "```go\n"+string(tour)+"```"), "README tour differs from examples/tour/main.go")
+	require.Contains(t, string(readme), "```go\n"+string(tour)+"```", "README tour differs from examples/tour/main.go")
 }

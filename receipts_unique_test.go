@@ -61,7 +61,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 	offMs, err := strconv.Atoi(os.Getenv("EMQ_RU_OFFSET_MS"))
 	require.NoError(t, err)
 	off := time.Duration(offMs) * time.Millisecond
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_RU_URL"), NodeID: echomq.Node(node),
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_RU_URL"), NodeID: new(node),
 		Clock: func() time.Time { return time.Now().Add(off) }})
 	require.NoError(t, err)
 	defer client.Close()
@@ -190,7 +190,7 @@ func TestReceiptsUniqueAcrossWriters(t *testing.T) {
 		{node: 600, mode: "batch"},
 		{node: 1000, mode: "pipe"},
 	}
-	reader := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(0)})
+	reader := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(0)})
 	stop := make(chan struct{})
 	var sampler sync.WaitGroup
 	var worst time.Duration
@@ -279,7 +279,7 @@ func TestOnceOverContendedStreams(t *testing.T) {
 	var writers sync.WaitGroup
 	deadline := time.Now().Add(time.Second)
 	for _, node := range []int{5, 900} {
-		w := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(node)})
+		w := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(node)})
 		for g := range 8 {
 			writers.Go(func() {
 				for n := g; time.Now().Before(deadline); n++ {
@@ -365,7 +365,7 @@ func TestOriginalWriterInterop(t *testing.T) {
 	srv := echomqtest.Start(t)
 	q := echomqtest.Queue(t)
 	const origNode = 700
-	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: echomq.Node(1)})
+	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
 	_, err := admin.Do(ctx, "SET", fmt.Sprintf("emq:{%s}:node:%d", q, origNode), "elixir") // docs/keyspace.md, interop
 	require.NoError(t, err)
 	orig, err := echomq.NewMinter(origNode, func() time.Time { return time.Now().Add(4 * time.Millisecond) })

@@ -55,10 +55,7 @@ func NewSnowflake(msSinceEpoch int64, node, seq int) (Snowflake, error) {
 // SnowflakeAt returns the smallest snowflake mintable at t (node 0, seq 0):
 // its mint instant is t truncated to the millisecond.
 func SnowflakeAt(t time.Time) Snowflake {
-	ms := t.UnixMilli() - Epoch
-	if ms < 0 {
-		ms = 0
-	}
+	ms := max(t.UnixMilli()-Epoch, 0)
 	return Snowflake(ms << tailBits)
 }
 

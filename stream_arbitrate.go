@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
@@ -211,14 +212,14 @@ func parseReceipts(rs []string, n int) ([]ID, error) {
 // top ahead of the clock) leaves the minter alone: it must not drag this
 // client's other streams ahead of the clock.
 func (c *Client) pastEngine(ctx context.Context, queue, key string, ids []ID, engineUs int64) {
-	for i := len(ids) - 1; i >= 0; i-- {
-		if ids[i].snow.Node() != EngineNode {
+	for _, id := range slices.Backward(ids) {
+		if id.snow.Node() != EngineNode {
 			continue
 		}
-		c.eclock.noteOwn(key, ids[i])
-		if ids[i].snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
+		c.eclock.noteOwn(key, id)
+		if id.snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
 			if m, err := c.minterOf(ctx, queue); err == nil {
-				m.AdvancePast(ids[i].snow)
+				m.AdvancePast(id.snow)
 			}
 		}
 		return

@@ -25,7 +25,7 @@ func contendedEngines(t *testing.T, test func(t *testing.T, c *Client, q string,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Connect(context.Background(), Config{URL: url(), NodeID: Node(5), Notice: io.Discard})
+			c, err := Connect(context.Background(), Config{URL: url(), NodeID: new(5), Notice: io.Discard})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, c.Close()) })
 			test(t, c, echomqtest.Queue(t), name == "server")
@@ -438,7 +438,7 @@ func TestContendedReceiptArithmetic(t *testing.T) {
 			snows = append(snows, Snowflake(v))
 		}
 	}
-	for _, v := range []int64{0, 1, 61, 62, MaxTail, MaxTail + 1, 1<<63 - 1, 1<<63 - 2, int64(time.Now().UnixMilli()-Epoch) << tailBits} {
+	for _, v := range []int64{0, 1, 61, 62, MaxTail, MaxTail + 1, 1<<63 - 1, 1<<63 - 2, (time.Now().UnixMilli() - Epoch) << tailBits} {
 		add(v)
 	}
 	// Every multiple of 62^k near the bottom, the middle and the top.

@@ -18,7 +18,7 @@ import (
 // this one.
 func TestOwnRacesStayPlain(t *testing.T) {
 	t.Parallel()
-	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(3)})
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(3)})
 	s := c.Stream(echomqtest.Queue(t), "own")
 	var wg sync.WaitGroup
 	for range 64 {
@@ -54,7 +54,7 @@ func TestOwnRacesStayPlain(t *testing.T) {
 // the scripts stay rare.
 func TestOwnRacesStayPlainBatches(t *testing.T) {
 	t.Parallel()
-	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(3)})
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(3)})
 	s := c.Stream(echomqtest.Queue(t), "own-batches")
 	batch := make([]echomq.Fields, 64)
 	for i := range batch {
@@ -87,7 +87,7 @@ func TestOwnRacesStayPlainBatches(t *testing.T) {
 // and the appends after it go to the script without a refused XADD first.
 func TestForeignTopCountsContended(t *testing.T) {
 	t.Parallel()
-	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(5)})
+	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(5)})
 	s := c.Stream(echomqtest.Queue(t), "foreign")
 	now, err := c.EngineTime(ctx)
 	require.NoError(t, err)

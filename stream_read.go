@@ -187,7 +187,8 @@ func decodeEvent(e wire.Entry) (Event, error) {
 		} else {
 			f := make(Fields, 0, len(e.Fields)-2)
 			f = append(f, e.Fields[:i]...)
-			ev.Fields = append(f, e.Fields[i+2:]...)
+			f = append(f, e.Fields[i+2:]...)
+			ev.Fields = f
 		}
 		break
 	}

@@ -84,7 +84,7 @@ func (m *merger) engineNow(ctx context.Context) (int64, error) {
 }
 
 // add starts a cursor for stream name after entry id from.
-func (m *merger) add(name string, from EntryID, draining bool) *setCursor {
+func (m *merger) add(name string, from EntryID, draining bool) {
 	c := &setCursor{name: name, key: keyspace.StreamKey(m.set.queue, name), after: from, done: from, top: from, draining: draining}
 	c.pos = from.String()
 	if m.group != "" && !draining {
@@ -93,7 +93,6 @@ func (m *merger) add(name string, from EntryID, draining bool) *setCursor {
 	m.curs = append(m.curs, c)
 	sort.Slice(m.curs, func(i, j int) bool { return m.curs[i].name < m.curs[j].name })
 	m.byName[name] = c
-	return c
 }
 
 // poll reads every cursor whose buffer is empty and refreshes every top,

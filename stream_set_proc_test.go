@@ -196,8 +196,7 @@ func TestSetKillRestartManyStreams(t *testing.T) {
 
 	var wg sync.WaitGroup
 	write := func(ns []string) {
-		wg.Add(1)
-		go func() { defer wg.Done(); writeStreams(t, c, q, ns, 4, perWriter) }()
+		wg.Go(func() { ; writeStreams(t, c, q, ns, 4, perWriter) })
 	}
 	write(names)
 	proc := spawnSetHelper(t, url, q, dir)

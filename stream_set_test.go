@@ -53,16 +53,14 @@ func writeStreams(t *testing.T, c *echomq.Client, q string, names []string, w, n
 	for _, name := range names {
 		s := c.Stream(q, name)
 		for g := range w {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for i := range n {
 					if _, err := s.Append(ctx, echomq.F("w", itoa(g), "n", itoa(i))); err != nil {
 						errs <- err
 						return
 					}
 				}
-			}()
+			})
 		}
 	}
 	wg.Wait()

@@ -167,11 +167,12 @@ func testTransfers(t *testing.T, c *echomq.Client, q string) {
 				}
 				id, err := transfer(ctx, c, q, fmt.Sprint("w", from), fmt.Sprint("w", to), 1+r.IntN(60))
 				mu.Lock()
-				if errors.Is(err, errInsufficient) {
+				switch {
+				case errors.Is(err, errInsufficient):
 					refused++
-				} else if err != nil {
+				case err != nil:
 					t.Error(err)
-				} else {
+				default:
 					receipts = append(receipts, id)
 				}
 				mu.Unlock()
@@ -224,12 +225,12 @@ func testTxAppendsInterleave(t *testing.T, c *echomq.Client, q string) {
 		wg.Go(func() {
 			for i := range 25 {
 				if g%2 == 0 {
-					_, err := s.Append(ctx, echomq.F("plain", fmt.Sprint(i)))
+					_, err := s.Append(ctx, echomq.F("plain", strconv.Itoa(i)))
 					require.NoError(t, err)
 					continue
 				}
 				require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
-					_, err := tx.Append(ctx, "mixed", echomq.F("tx", fmt.Sprint(i)))
+					_, err := tx.Append(ctx, "mixed", echomq.F("tx", strconv.Itoa(i)))
 					return err
 				}, &echomq.UpdateOpts{Attempts: 1000}))
 			}

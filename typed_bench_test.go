@@ -116,9 +116,7 @@ func BenchmarkSetFollow(b *testing.B) {
 			var wg sync.WaitGroup
 			errs := make([]error, streams)
 			for i, name := range names {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					fctx, cancel := context.WithCancel(ctx)
 					defer cancel()
 					got := 0
@@ -131,7 +129,7 @@ func BenchmarkSetFollow(b *testing.B) {
 							return
 						}
 					}
-				}()
+				})
 			}
 			wg.Wait()
 			return errors.Join(errs...)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -137,8 +138,7 @@ func stringProps(t reflect.Type) map[string]bool {
 	if t.Kind() != reflect.Struct {
 		return out
 	}
-	for i := range t.NumField() {
-		sf := t.Field(i)
+	for sf := range t.Fields() {
 		if !sf.IsExported() {
 			continue
 		}
@@ -239,12 +239,7 @@ func unquote(lit []byte) (string, error) {
 }
 
 func hasByte(b []byte, c byte) bool {
-	for _, x := range b {
-		if x == c {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(b, c)
 }
 
 // stringEnd returns the index after the JSON string starting at doc[i].
@@ -356,7 +351,7 @@ func jsonSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == 
 // appendQuoted appends s as a JSON string literal.
 func appendQuoted(b []byte, s string) []byte {
 	plain := true
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
 			plain = false
 			break

@@ -170,7 +170,7 @@ func jsonInteger(s string) bool {
 	if s == "" || (s[0] == '0' && len(s) > 1) {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		if s[i] < '0' || s[i] > '9' {
 			return false
 		}

@@ -2,7 +2,6 @@ package echomq_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -251,6 +250,6 @@ func TestRetryAfter(t *testing.T) {
 	waitFor(t, "acked", func() bool { return e.pending(t, "g") == 0 })
 	st := r.halt(t)
 	require.Equal(t, int64(2), st.Failed)
-	require.True(t, errors.Is(echomq.RetryAfter(time.Second), echomq.ErrRetry))
+	require.ErrorIs(t, echomq.RetryAfter(time.Second), echomq.ErrRetry)
 	require.Equal(t, "echomq: retry after 1s", echomq.RetryAfter(time.Second).Error())
 }

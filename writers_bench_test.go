@@ -27,7 +27,7 @@ func BenchmarkWriters(b *testing.B) {
 	writers := make([]*echomq.Stream, 4)
 	var clients []*echomq.Client
 	for i := range writers {
-		c, err := echomq.Connect(ctx, echomq.Config{URL: e.url, NodeID: echomq.Node(900 - 100*i), Notice: io.Discard})
+		c, err := echomq.Connect(ctx, echomq.Config{URL: e.url, NodeID: new(900 - 100*i), Notice: io.Discard})
 		require.NoError(b, err)
 		b.Cleanup(func() { require.NoError(b, c.Close()) })
 		clients = append(clients, c)

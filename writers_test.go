@@ -1,8 +1,8 @@
 package echomq_test
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -23,8 +23,8 @@ func TestTwoWritersOneStream(t *testing.T) {
 	q := echomqtest.Queue(t)
 	ahead := func() time.Time { return time.Now().Add(50 * time.Millisecond) }
 	writers := []*echomq.Client{
-		connect(t, echomq.Config{URL: url, NodeID: echomq.Node(900)}),
-		connect(t, echomq.Config{URL: url, NodeID: echomq.Node(7), Clock: ahead}),
+		connect(t, echomq.Config{URL: url, NodeID: new(900)}),
+		connect(t, echomq.Config{URL: url, NodeID: new(7), Clock: ahead}),
 	}
 	const each, perWriterGoroutines = 10_000, 8
 	var mu sync.Mutex
@@ -42,7 +42,7 @@ func TestTwoWritersOneStream(t *testing.T) {
 						errs <- err
 						return
 					}
-					id, err := s.Append(ctx, echomq.F("writer", fmt.Sprint(node), "g", fmt.Sprint(g), "i", fmt.Sprint(i)))
+					id, err := s.Append(ctx, echomq.F("writer", strconv.Itoa(node), "g", strconv.Itoa(g), "i", strconv.Itoa(i)))
 					if err != nil {
 						errs <- err
 						return

@@ -31,7 +31,7 @@ func fillBench(b *testing.B, s *echomq.Stream, n int) {
 	b.Helper()
 	const batch = 1000
 	recs := make([]echomq.Fields, 0, batch)
-	for i := 0; i < n; i++ {
+	for i := range n {
 		recs = append(recs, echomq.F("game", fmt.Sprintf("GAM%011d", i/50), "player", fmt.Sprintf("PLR%011d", i%997),
 			"emoji", "🦊🐙", "points", strconv.Itoa(i%1000)))
 		if len(recs) == batch || i == n-1 {

@@ -112,8 +112,7 @@ func runArchiver(t *testing.T, url, q, name, dir, crash string) (string, bool) {
 	cmd.Env = append(os.Environ(), "EMQ_ARCHIVE_HELPER=1", "EMQ_URL="+url, "EMQ_QUEUE="+q, "EMQ_STREAM="+name,
 		"EMQ_DIR="+dir, "EMQ_CRASH="+crash, "EMQ_KEEP=20")
 	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
 			return string(out), true
 		}
@@ -123,8 +122,7 @@ func runArchiver(t *testing.T, url, q, name, dir, crash string) (string, bool) {
 }
 
 func stderrOf(err error) string {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		return string(ee.Stderr)
 	}
 	return ""
@@ -165,9 +163,7 @@ func startWriters(t *testing.T, s *echomq.Stream) *writers {
 	w := &writers{stopc: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
 	for g := range 2 {
-		w.wg.Add(1)
-		go func() {
-			defer w.wg.Done()
+		w.wg.Go(func() {
 			// Paced (about 400 entries/s in all) so a cycle's slice stays
 			// a few segments long.
 			tick := time.NewTicker(10 * time.Millisecond)
@@ -178,7 +174,7 @@ func startWriters(t *testing.T, s *echomq.Stream) *writers {
 					return
 				case <-tick.C:
 				}
-				recs := []echomq.Fields{echomq.F("w", fmt.Sprint(g), "i", fmt.Sprint(i)), echomq.F("w", fmt.Sprint(g), "i", fmt.Sprint(i), "x", "y")}
+				recs := []echomq.Fields{echomq.F("w", strconv.Itoa(g), "i", strconv.Itoa(i)), echomq.F("w", strconv.Itoa(g), "i", strconv.Itoa(i), "x", "y")}
 				ids, err := s.AppendBatch(context.Background(), recs)
 				w.mu.Lock()
 				if err != nil && w.err == nil {
@@ -191,7 +187,7 @@ func startWriters(t *testing.T, s *echomq.Stream) *writers {
 					return
 				}
 			}
-		}()
+		})
 	}
 	t.Cleanup(w.stop)
 	return w

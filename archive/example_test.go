@@ -21,7 +21,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: echomq.Node(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -22,7 +22,7 @@ import (
 // newClient connects to the shared test server.
 func newClient(t testing.TB, opts ...func(*echomq.Config)) *echomq.Client {
 	t.Helper()
-	cfg := echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(7), Notice: io.Discard}
+	cfg := echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(7), Notice: io.Discard}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -68,7 +68,7 @@ func newArchiver(t testing.TB, c *echomq.Client, s archive.Store, cfg *archive.C
 		cfg = &archive.Config{}
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.LockTTL == 0 {
 		cfg.LockTTL = 2 * time.Second

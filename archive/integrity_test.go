@@ -3,7 +3,6 @@ package archive_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -177,5 +176,5 @@ func TestLegacyManifest(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.store.Put(ctx, "queue="+f.q+"/stream=ev/manifests/00000000000000000002.json", stripped, nil))
 	_, err = archive.LoadManifest(ctx, f.store, f.q, "ev")
-	require.True(t, errors.Is(err, archive.ErrCorrupt), "%v", err)
+	require.ErrorIs(t, err, archive.ErrCorrupt, "%v", err)
 }

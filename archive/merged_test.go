@@ -2,9 +2,11 @@ package archive_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
@@ -300,7 +302,9 @@ func TestFollowNewOnly(t *testing.T) {
 			case <-done:
 				return
 			case <-tick.C:
-				appendN(t, s, i, 1)
+				if _, err := s.Append(context.Background(), echomq.F("n", strconv.Itoa(i), "k", strconv.Itoa(i%3), "blob", "\x00\xffbinary")); !assert.NoError(t, err) {
+					return
+				}
 			}
 		}
 	}()

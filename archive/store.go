@@ -120,7 +120,11 @@ func CheckPrefix(prefix string) error {
 		p = p[:len(p)-1]
 	}
 	if err := CheckName(p); err != nil {
-		return &echomq.ArgumentError{Name: "object prefix", Reason: err.(*echomq.ArgumentError).Reason}
+		reason := err.Error()
+		if ae, ok := errors.AsType[*echomq.ArgumentError](err); ok {
+			reason = ae.Reason
+		}
+		return &echomq.ArgumentError{Name: "object prefix", Reason: reason}
 	}
 	return nil
 }

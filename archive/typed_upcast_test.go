@@ -3,6 +3,7 @@ package archive_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -63,7 +64,7 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 	q := echomqtest.Queue(t)
 	old := c.Stream(q, "room-opened")
 	for i := range 6 {
-		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "theme", "animals", "seats", fmt.Sprint(2+i)))
+		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "theme", "animals", "seats", strconv.Itoa(2+i)))
 		require.NoError(t, err)
 	}
 	a := newArchiver(t, c, newStore(t, "fs"), nil)
@@ -74,7 +75,7 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, live, "and trimmed from the live stream")
 	for i := 6; i < 10; i++ {
-		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "set", "food", "seats", fmt.Sprint(2+i), echomq.VersionField, "2"))
+		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "set", "food", "seats", strconv.Itoa(2+i), echomq.VersionField, "2"))
 		require.NoError(t, err)
 	}
 	tv := echomq.NewTyped[roomV3](old, nil, &echomq.TypedOpts{Upcasters: roomUpcasters})

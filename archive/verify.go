@@ -82,8 +82,7 @@ func Verify(ctx context.Context, store Store, q, name string) (VerifyResult, err
 			return res, err
 		}
 		err := verifySegment(ctx, store, seg)
-		var se *StoreError
-		if errors.As(err, &se) {
+		if _, ok := errors.AsType[*StoreError](err); ok {
 			return res, err
 		}
 		if err != nil {

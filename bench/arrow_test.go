@@ -3,7 +3,6 @@ package bench_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"log/slog"
 	"strconv"
 	"testing"
@@ -40,7 +39,7 @@ func TestSegmentReadableByArrow(t *testing.T) {
 	want, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 
-	a, err := archive.New(c, store, &archive.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := archive.New(c, store, &archive.Config{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	res, err := a.Cycle(ctx, archive.Policy{Queue: q, Stream: "guess-scored", Keep: retention.MaxLen(3)})
 	require.NoError(t, err)
@@ -82,7 +81,7 @@ func readWithArrow(t *testing.T, data []byte) []echomq.Event {
 		pairs := lists.ListValues().(*array.Struct)
 		names := pairs.Field(0).(*array.Binary)
 		values := pairs.Field(1).(*array.Binary)
-		for i := 0; i < idArr.Len(); i++ {
+		for i := range idArr.Len() {
 			id, err := echomq.ParseEventID(idArr.Value(i))
 			require.NoError(t, err)
 			ev := echomq.Event{ID: id, Entry: echomq.EntryID{Ms: uint64(msArr.Value(i)), Seq: uint64(seqArr.Value(i))}, Fields: echomq.Fields{}}

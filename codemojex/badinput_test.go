@@ -63,9 +63,9 @@ func TestSubmitBadInput(t *testing.T) {
 		if c.reason != nil {
 			require.ErrorIs(t, err, c.reason, c.name)
 		}
-		if c.want == ErrInsufficient {
+		if errors.Is(c.want, ErrInsufficient) {
 			var ie *InsufficientError
-			require.True(t, errors.As(err, &ie))
+			require.ErrorAs(t, err, &ie)
 			require.Equal(t, InsufficientError{Currency: Keys, Need: 1, Have: 0}, *ie)
 		}
 		require.Equal(t, before, snapshot(t, e), "%s: nothing may change", c.name)

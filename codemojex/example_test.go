@@ -16,7 +16,7 @@ import (
 // by hand, as the worker's handler does.
 func ExampleEngine() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

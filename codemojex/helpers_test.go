@@ -17,7 +17,7 @@ import (
 
 var ctx = context.Background()
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // clock is a settable test clock.
 type clock struct {

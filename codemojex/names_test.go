@@ -11,7 +11,7 @@ import (
 func TestStreamLockOrder(t *testing.T) {
 	t.Parallel()
 	var e Engine
-	require.Equal(t, len(e.streamMu), len(Streams))
+	require.Len(t, Streams, len(e.streamMu))
 	require.Len(t, streamIndex, len(Streams))
 	require.Equal(t, len(Streams)-1, streamIndex[StreamLedger])
 	require.Less(t, streamIndex[StreamGuessScored], streamIndex[StreamGameSettled])

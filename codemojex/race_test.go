@@ -1,7 +1,6 @@
 package codemojex
 
 import (
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -67,7 +66,7 @@ func TestConcurrentClosesPayOnce(t *testing.T) {
 			if err == nil {
 				won("operator")
 			} else {
-				require.True(t, errors.Is(err, ErrAlreadyClosed), "%v", err)
+				require.ErrorIs(t, err, ErrAlreadyClosed, "%v", err)
 			}
 		})
 	}

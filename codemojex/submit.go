@@ -71,12 +71,12 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 	if err := e.enqueue(qctx, player, req.guess, req.job); errors.Is(err, errCrashed) {
 		return res.rc, nil // a test's crash between charge and enqueue
 	} else if err != nil {
-		if _, rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
+		if rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
 			// The guess stays queued: the sweep queues the job again.
 			e.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", req.guess, "enqueue", err, "refund", rerr)
-			return Receipt{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+			return Receipt{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
-		return Receipt{}, fmt.Errorf("%w (refunded): %v", ErrUnavailable, err)
+		return Receipt{}, fmt.Errorf("%w (refunded): %w", ErrUnavailable, err)
 	}
 	return res.rc, nil
 }
@@ -236,9 +236,8 @@ func (e *Engine) enqueue(ctx context.Context, player, guess string, job echomq.I
 
 // refund gives a queued guess's fee back and marks it status (refunded or
 // void), once: a guess no longer queued is left alone.
-func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, error) {
-	var out Wallet
-	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+func (e *Engine) refund(ctx context.Context, guess, status string) error {
+	return e.update(ctx, func(ctx context.Context, t *txn) error {
 		rec, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, guess)
 		if err != nil || !ok || rec.Status != GuessQueued {
 			return err
@@ -248,13 +247,11 @@ func (e *Engine) refund(ctx context.Context, guess, status string) (Wallet, erro
 		if err != nil {
 			return err
 		}
-		out = w
 		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec)); err != nil {
 			return err
 		}
 		return t.ledger(ctx, rec.Player, rec.Currency, rec.Fee, w.Of(rec.Currency), ReasonRefund, rec.ID)
 	})
-	return out, err
 }
 
 // refundIn credits the fee of the queued guess rec back to the cached

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/echomq/echomq"
@@ -27,8 +28,8 @@ var streamIndex = func() map[string]int {
 }()
 
 func (t *txn) release() {
-	for i := len(t.held) - 1; i >= 0; i-- {
-		t.e.streamMu[t.held[i]].Unlock()
+	for _, v := range slices.Backward(t.held) {
+		t.e.streamMu[v].Unlock()
 	}
 	t.held = t.held[:0]
 }

@@ -166,9 +166,11 @@ func (c *consoleErrors) listen(ctx context.Context) chromedp.Action {
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
 				msg = "console." + string(e.Type) + ":"
+				var msgSb169 strings.Builder
 				for _, a := range e.Args {
-					msg += " " + string(a.Value) + a.Description
+					msgSb169.WriteString(" " + string(a.Value) + a.Description)
 				}
+				msg += msgSb169.String()
 			}
 		case *cdplog.EventEntryAdded:
 			if (e.Entry.Level == cdplog.LevelError || e.Entry.Level == cdplog.LevelWarning) && e.Entry.Source != cdplog.SourceNetwork {

@@ -3,7 +3,6 @@ package dashboard_test
 import (
 	"net/http"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,7 +58,7 @@ func TestCluster(t *testing.T) {
 		w.form.Set("csrf", csrf)
 		p := br.post(w.path, w.form)
 		require.Equal(t, http.StatusSeeOther, p.status, "%s: %s", w.path, p.body)
-		require.False(t, strings.Contains(br.get(p.header.Get("Location")).body, `class="error"`))
+		require.NotContains(t, br.get(p.header.Get("Location")).body, `class="error"`)
 	}
 	li, err := lq.Lane(b.ctx, "PLR-bob")
 	require.NoError(t, err)

@@ -54,7 +54,7 @@ func setup(t *testing.T, edit func(*dashboard.Config)) *bundle {
 // setupOn is setup on the engine at url.
 func setupOn(t *testing.T, engine string, edit func(*dashboard.Config)) *bundle {
 	t.Helper()
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: engine, NodeID: echomq.Node(7), Notice: io.Discard})
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: engine, NodeID: new(7), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	store, err := fsstore.New(t.TempDir())

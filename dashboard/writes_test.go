@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"testing"
@@ -88,9 +89,7 @@ func TestWritesRefused(t *testing.T) {
 			}
 			for _, w := range writes(b, dl, job) {
 				form := url.Values{}
-				for k, v := range w.form {
-					form[k] = v
-				}
+				maps.Copy(form, w.form)
 				switch {
 				case tc.csrf != nil:
 					form.Set("csrf", tc.csrf(good))
@@ -144,9 +143,7 @@ func TestWritesBadInput(t *testing.T) {
 		{"unknown stream", q + "/streams/nosuch/dead/replay", url.Values{"id": {dl.ID.String()}}, 404, "not on this dashboard"},
 	} {
 		form := url.Values{"csrf": {csrf}}
-		for k, v := range tc.form {
-			form[k] = v
-		}
+		maps.Copy(form, tc.form)
 		p := br.post(tc.path, form)
 		require.Equal(t, tc.status, p.status, "%s: %s", tc.name, p.body)
 		require.Contains(t, p.body, tc.says, tc.name)

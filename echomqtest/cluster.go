@@ -261,7 +261,7 @@ func (n clusterNode) slotString() string {
 // Importing/migrating markers ("[slot->-id]") are ignored.
 func parseClusterNodes(s string) ([]clusterNode, error) {
 	var nodes []clusterNode
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue

@@ -1,6 +1,7 @@
 package echomqtest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -181,7 +182,7 @@ func (c *Cluster) waitPromoted(replica *Server, timeout time.Duration) error {
 			if rerr == nil && roles[replica.Addr()].master() && len(roles[replica.Addr()].Slots) > 0 {
 				return nil
 			}
-			err = fmt.Errorf("%s is not serving slots yet (%v)", replica.Addr(), rerr)
+			err = fmt.Errorf("%s is not serving slots yet (%w)", replica.Addr(), rerr)
 		}
 		if time.Now().After(deadline) {
 			return err
@@ -221,7 +222,7 @@ func (c *Cluster) view() ([]clusterNode, error) {
 		}
 		return parseClusterNodes(out)
 	}
-	return nil, fmt.Errorf("echomqtest: no cluster node answers: %v", lastErr)
+	return nil, fmt.Errorf("echomqtest: no cluster node answers: %w", lastErr)
 }
 
 // roles maps each node's address to its line of CLUSTER NODES.
@@ -296,7 +297,7 @@ func (c *Cluster) serving(synced bool) error {
 		}
 	}
 	if first == nil {
-		return fmt.Errorf("echomqtest: no cluster node answers")
+		return errors.New("echomqtest: no cluster node answers")
 	}
 	return nil
 }

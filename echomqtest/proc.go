@@ -135,7 +135,7 @@ func pickPort(bus bool) (int, error) {
 			return p, nil
 		}
 	}
-	return 0, fmt.Errorf("echomqtest: no free port found (bus=%v): %v", bus, lastErr)
+	return 0, fmt.Errorf("echomqtest: no free port found (bus=%v): %w", bus, lastErr)
 }
 
 // ---------------------------------------------------------------------------
@@ -294,7 +294,7 @@ func waitReady(p *proc, addr string) error {
 	delay := 5 * time.Millisecond
 	for {
 		if p.exited() {
-			return fmt.Errorf("process exited early: %v", p.err)
+			return fmt.Errorf("process exited early: %w", p.err)
 		}
 		lastErr = probe(addr, pid)
 		if lastErr == nil {

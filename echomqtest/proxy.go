@@ -245,9 +245,7 @@ func (p *Proxy) pump(l *link, up bool) {
 	}
 	ch := make(chan chunk, 64)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // writer
-		defer wg.Done()
+	wg.Go(func() { // writer
 		for c := range ch {
 			if !p.deliver(l, up, dst, c) {
 				l.closeBoth()
@@ -256,7 +254,7 @@ func (p *Proxy) pump(l *link, up bool) {
 				return
 			}
 		}
-	}()
+	})
 	defer wg.Wait()
 	defer close(ch)
 	buf := make([]byte, 64<<10)

@@ -55,7 +55,7 @@ func waitNoRewrite(addr string, timeout time.Duration) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("echomqtest: %s still rewriting its append-only file after %v (last error: %v)", addr, timeout, err)
+			return fmt.Errorf("echomqtest: %s still rewriting its append-only file after %v (last error: %w)", addr, timeout, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -80,7 +80,7 @@ func WaitReplicas(master *Server, n int, timeout time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("echomqtest: %s lists %d replicas online after %v, want %d (last error: %v)", master.Addr(), online, timeout, n, err)
+			return fmt.Errorf("echomqtest: %s lists %d replicas online after %v, want %d (last error: %w)", master.Addr(), online, timeout, n, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -95,7 +95,7 @@ func waitLinkUp(addr string, timeout time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("echomqtest: replica %s link not up after %v (last error: %v)", addr, timeout, err)
+			return fmt.Errorf("echomqtest: replica %s link not up after %v (last error: %w)", addr, timeout, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -85,7 +85,7 @@ func respDo(addr string, timeout time.Duration, args ...string) (any, error) {
 }
 
 // respString is respDo for commands answering a (simple or bulk) string.
-func respString(addr string, timeout time.Duration, args ...string) (string, error) {
+func respString(addr string, timeout time.Duration, args ...string) (string, error) { //nolint:unparam // the tests pass their own timeouts
 	v, err := respDo(addr, timeout, args...)
 	if err != nil {
 		return "", err
@@ -114,7 +114,7 @@ func respInt(addr string, timeout time.Duration, args ...string) (int64, error) 
 // section headers) into a map.
 func parseInfo(s string) map[string]string {
 	m := make(map[string]string)
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

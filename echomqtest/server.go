@@ -294,7 +294,7 @@ func externalServer(addr string) (*Server, error) {
 	}
 	addr = net.JoinHostPort(host, portStr)
 	if v, err := respDo(addr, probeTimeout, "PING"); err != nil || v != "PONG" {
-		return nil, fmt.Errorf("echomqtest: EMQ_TEST_ADDR=%s does not answer PING: %v %v", addr, v, err)
+		return nil, fmt.Errorf("echomqtest: EMQ_TEST_ADDR=%s does not answer PING: %v %w", addr, v, err)
 	}
 	return &Server{addr: addr, url: "redis://" + addr, port: port, external: true}, nil
 }

@@ -16,7 +16,7 @@ import (
 
 // exampleClient connects to the embedded engine.
 func exampleClient() *echomq.Client {
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -120,12 +120,12 @@ func ExampleWorker() {
 		defer mu.Unlock()
 		if string(job.Payload) == "g2" && job.Attempt == 1 {
 			// A failed attempt holds the lane: g3 cannot overtake g2.
-			return lanes.RetryAfter(10*time.Millisecond, fmt.Errorf("scoreboard busy"))
+			return lanes.RetryAfter(10*time.Millisecond, errors.New("scoreboard busy"))
 		}
 		order = append(order, fmt.Sprintf("%s#%d", job.Payload, job.Attempt))
 		done.Done()
 		return nil
-	}), &lanes.WorkerConfig{Concurrency: 4, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	}), &lanes.WorkerConfig{Concurrency: 4, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		panic(err)
 	}

@@ -17,7 +17,7 @@ import (
 var ctx = context.Background()
 
 // quiet is a logger for workers whose complaints a test provokes.
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 func connect(t testing.TB, url string) *echomq.Client {
 	t.Helper()

@@ -277,7 +277,7 @@ func (q *Queue) Job(ctx context.Context, id echomq.ID) (JobInfo, error) {
 	}
 	info.History = append(info.History, first)
 	if h := f["history"]; h != "" {
-		for _, e := range strings.Split(h, "\n") {
+		for e := range strings.SplitSeq(h, "\n") {
 			info.History = append(info.History, parseHistory(e))
 		}
 	}

@@ -154,7 +154,7 @@ func TestCountsEqualRecount(t *testing.T) {
 	}
 	startWorker(t, q, lanes.HandlerFunc(func(context.Context, *lanes.Job) error { return nil }),
 		fastWorker(lanes.WorkerConfig{Concurrency: 8}))
-	st = eventually(t, q, func(s lanes.Stats) bool {
+	eventually(t, q, func(s lanes.Stats) bool {
 		return s.Waiting+s.Active+s.Delayed+s.Backoff == 0
 	})
 	st = recount(t, q)

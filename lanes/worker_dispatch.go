@@ -165,7 +165,6 @@ func (w *Worker) finish(r *run, err, cause error) {
 		return
 	}
 	job := r.job
-	var retry *RetryError
 	var cancelled *CancelError
 	switch {
 	case err == nil:
@@ -182,7 +181,7 @@ func (w *Worker) finish(r *run, err, cause error) {
 		w.settledJob(r, echomq.JobDead, errors.Join(err, kerr))
 	default:
 		delay := w.cfg.Backoff(job.Attempt)
-		if errors.As(err, &retry) {
+		if retry, ok := errors.AsType[*RetryError](err); ok {
 			delay = retry.After
 		}
 		var st State

@@ -127,14 +127,14 @@ func TestBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.run(b.ctx)
 			require.ErrorIs(t, err, tt.want)
-			switch tt.want {
-			case echomq.ErrInvalidRange:
+			switch {
+			case errors.Is(tt.want, echomq.ErrInvalidRange):
 				require.ErrorAs(t, err, new(*echomq.RangeError))
-			case echomq.ErrInvalidArgument:
+			case errors.Is(tt.want, echomq.ErrInvalidArgument):
 				require.ErrorAs(t, err, new(*echomq.ArgumentError))
-			case echomq.ErrInvalidName:
+			case errors.Is(tt.want, echomq.ErrInvalidName):
 				require.ErrorAs(t, err, new(*echomq.NameError))
-			case ErrCodec:
+			case errors.Is(tt.want, ErrCodec):
 				require.ErrorAs(t, err, new(*CodecError))
 			}
 		})

@@ -67,12 +67,12 @@ func encodeSnapshot(name string, version int, applied int64, cp Checkpoint, stat
 // decodeSnapshot splits a snapshot into its header, checkpoint and state
 // bytes, or returns a [*SnapshotError].
 func decodeSnapshot(key string, b []byte) (snapshotHeader, Checkpoint, []byte, error) {
-	i := bytes.IndexByte(b, '\n')
-	if i < 0 {
+	before, after, ok := bytes.Cut(b, []byte{'\n'})
+	if !ok {
 		return snapshotHeader{}, nil, nil, &SnapshotError{Key: key, Reason: "no header line"}
 	}
 	var h snapshotHeader
-	if err := json.Unmarshal(b[:i], &h); err != nil {
+	if err := json.Unmarshal(before, &h); err != nil {
 		return snapshotHeader{}, nil, nil, &SnapshotError{Key: key, Reason: "header: " + err.Error()}
 	}
 	if h.Format != snapshotFormat {
@@ -86,7 +86,7 @@ func decodeSnapshot(key string, b []byte) (snapshotHeader, Checkpoint, []byte, e
 		}
 		cp[j] = Position{Stream: p.Stream, Last: e}
 	}
-	return h, cp, b[i+1:], nil
+	return h, cp, after, nil
 }
 
 // compatible reports whether a saved checkpoint belongs to the same streams,

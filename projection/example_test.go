@@ -25,7 +25,7 @@ func (c *demoClock) Now() time.Time { return c.now }
 // demo connects to a fresh embedded engine whose clock reads 09:00 UTC.
 func demo() (*echomq.Client, *demoClock) {
 	clk := &demoClock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Notice: io.Discard, Clock: clk.Now, NodeID: echomq.Node(1)})
+	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Notice: io.Discard, Clock: clk.Now, NodeID: new(1)})
 	if err != nil {
 		panic(err)
 	}
@@ -40,7 +40,7 @@ func appendAt(s *echomq.Stream, clk *demoClock, at time.Duration, lines ...strin
 	defer func() { clk.now = saved }()
 	for _, line := range lines {
 		var f echomq.Fields
-		for _, kv := range strings.Fields(line) {
+		for kv := range strings.FieldsSeq(line) {
 			k, v, _ := strings.Cut(kv, "=")
 			f = append(f, k, v)
 		}

@@ -68,7 +68,7 @@ func Top(field string, n int) Projection[*Ranking] {
 	return p
 }
 
-// TopBy ranks the values of the field by by the sum of the numeric field
+// TopBy ranks the values of the field by the sum of the numeric field
 // ("the leaderboard: players by points") and shows the n best. An n below 1
 // is refused with an [*echomq.ArgumentError].
 func TopBy(field, by string, n int) Projection[*Ranking] {

@@ -29,7 +29,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("runs only as the child of TestLiveKillRestart")
 	}
 	url, queue, _ := strings.Cut(args, " ")
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: echomq.Node(900)})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: new(900)})
 	require.NoError(t, err)
 	cfg := &LiveConfig{
 		Store:         EngineStore(c, queue, "killed"),

@@ -3,7 +3,6 @@ package projection
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -18,7 +17,7 @@ var errOutage = errors.New("echomq: projection: a follower met an outage")
 
 // quiet discards the followers' own outage lines: Run reports each outage
 // once, on its own logger.
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // liveRun is the state of one Run: the outage watch and the snapshot
 // schedule.

@@ -1,6 +1,9 @@
 package projection
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Run keeps the projection current until ctx ends: it opens it, catches up
 // (every stream merged by entry id), then follows every stream live, each
@@ -31,7 +34,7 @@ import "context"
 // [Fold] for its answer.
 func (l *Live[S]) Run(ctx context.Context) error {
 	err := l.svc.Run(ctx, l.run)
-	if err == ErrRunning {
+	if errors.Is(err, ErrRunning) {
 		return opError("run", l.p.Name, err)
 	}
 	return err

@@ -1,7 +1,6 @@
 package projection
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,7 +44,7 @@ func TestSnapshotInfo(t *testing.T) {
 	_, ok, err = store.Info(b.ctx)
 	require.False(t, ok)
 	var se *SnapshotError
-	require.True(t, errors.As(err, &se), "%v", err)
+	require.ErrorAs(t, err, &se, "%v", err)
 	require.ErrorIs(t, err, ErrSnapshot)
 
 	_, _, err = EngineStore(b.client, b.queue, "a:b").Info(b.ctx)

@@ -91,12 +91,12 @@ func TestEngineGauges(t *testing.T) {
 	}
 	maxMem, ok := gauge("echomq_engine_max_memory_bytes")
 	require.True(t, ok)
-	require.Equal(t, float64(32<<20), maxMem)
+	require.InDelta(t, float64(32<<20), maxMem, 0)
 	evicting, _ := gauge("echomq_engine_evicting")
 	require.Zero(t, evicting)
 	info, ok := gauge("echomq_engine_info")
 	require.True(t, ok)
-	require.Equal(t, 1.0, info)
+	require.InDelta(t, 1.0, info, 0)
 	h0, ok := gauge("echomq_engine_memory_headroom_bytes")
 	require.True(t, ok)
 

@@ -20,7 +20,7 @@ func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 func newClient(t *testing.T) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(11), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(11), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -186,7 +186,7 @@ func TestRefusesArchivedStreams(t *testing.T) {
 		require.Equal(t, p.Stream, ae.Stream)
 		require.Len(t, live(t, c.Stream(q, p.Stream)), 5, "nothing trimmed")
 	}
-	d, err := retention.New(c, &retention.Config{Policies: pols, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	d, err := retention.New(c, &retention.Config{Policies: pols, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	err = d.Start(ctx)
 	require.ErrorIs(t, err, retention.ErrArchived, "the driver refuses to start")

@@ -20,7 +20,7 @@ import (
 func TestDriverStartsDuringOutage(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.StartPersistent(t)
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), NodeID: echomq.Node(12), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), NodeID: new(12), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	q := echomqtest.Queue(t)
@@ -32,7 +32,7 @@ func TestDriverStartsDuringOutage(t *testing.T) {
 	var trimmed atomicInt
 	d, err := retention.New(c, &retention.Config{
 		Policies: []retention.Policy{{Queue: q, Stream: "ev", Rule: retention.MaxLen(3).Exact()}},
-		Tick:     50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Tick:     50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		OnSweep: func(r retention.SweepResult) {
 			if r.Failed == 0 {
 				trimmed.set(trimmed.get() + r.Trimmed)

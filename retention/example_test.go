@@ -14,7 +14,7 @@ import (
 // Keep the newest two entries of a stream, exactly.
 func ExampleApply() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -3,6 +3,7 @@ package watermill_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -99,7 +100,7 @@ func (e *benchEnv) subscriber(contender string) message.Subscriber {
 
 func benchMessage(i int) *message.Message {
 	m := message.NewMessage(wmill.NewUUID(), []byte("0123456789abcdef"))
-	m.Metadata.Set("seq", fmt.Sprint(i))
+	m.Metadata.Set("seq", strconv.Itoa(i))
 	return m
 }
 
@@ -157,7 +158,7 @@ func (e *benchEnv) consumeAll(contender, topic string, n int) {
 func compare(b *testing.B, e *benchEnv, prepare func(contender, topic string), work func(contender, topic string)) {
 	total := map[string]time.Duration{}
 	contenders := []string{"ours", "redisstream"}
-	for i := 0; i < b.N; i++ {
+	for i := range b.N {
 		for j := range contenders {
 			c := contenders[(i+j)%2]
 			e.round++
@@ -207,7 +208,7 @@ func BenchmarkSubscribe(b *testing.B) {
 func BenchmarkHandoff(b *testing.B) {
 	out := make(chan *message.Message)
 	go func() {
-		for i := 0; i < b.N; i++ {
+		for range b.N {
 			m := message.NewMessage("x", nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			m.SetContext(ctx)
@@ -217,7 +218,7 @@ func BenchmarkHandoff(b *testing.B) {
 		}
 	}()
 	start := time.Now()
-	for i := 0; i < b.N; i++ {
+	for range b.N {
 		(<-out).Ack()
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")

@@ -113,7 +113,7 @@ func Example_router() {
 			events <- fmt.Sprintf("%s: attempt %d failed", msg.UUID, attempts[msg.UUID])
 			return errors.New("card declined")
 		}
-		events <- fmt.Sprintf("%s: charged", msg.UUID)
+		events <- msg.UUID + ": charged"
 		return nil
 	})
 	router.AddConsumerHandler("audit", "payments.poison", sub, func(msg *message.Message) error {

@@ -25,7 +25,7 @@ func TestFeaturesDocumented(t *testing.T) {
 	}
 	documented := map[string]string{}
 	var order []string
-	for _, line := range strings.Split(string(m[1]), "\n") {
+	for line := range strings.SplitSeq(string(m[1]), "\n") {
 		name, value, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok {
 			t.Fatalf("bad features line %q", line)

@@ -108,7 +108,7 @@ func EscapeName(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	b.WriteByte(escapeMark)
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		c := s[i]
 		if nameByte(c) && c != escapeMark {
 			b.WriteByte(c)
@@ -141,7 +141,7 @@ func verbatim(s string) bool {
 	if s == "" || len(s) > maxName || s[0] == escapeMark {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		if !nameByte(s[i]) {
 			return false
 		}

@@ -3,7 +3,6 @@ package archivetest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -83,11 +82,9 @@ func testIfAbsentRace(t *testing.T, s archive.Store) {
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			errs[i] = s.Put(ctx, "race/gen.json", []byte{byte('a' + i)}, &archive.PutOpts{IfAbsent: true})
-		}()
+		})
 	}
 	wg.Wait()
 	won := -1
@@ -140,7 +137,7 @@ func testBadNames(t *testing.T, s archive.Store) {
 		t.Run(strings.ToValidUTF8(name, "?"), func(t *testing.T) {
 			err := s.Put(ctx, name, []byte("x"), nil)
 			var ae *echomq.ArgumentError
-			require.True(t, errors.As(err, &ae), "put %q: %v", name, err)
+			require.ErrorAs(t, err, &ae, "put %q: %v", name, err)
 			require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 			_, err = s.Get(ctx, name)
 			require.ErrorIs(t, err, echomq.ErrInvalidArgument)

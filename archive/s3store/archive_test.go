@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { echomqtest.Main(m) }
 func TestArchiveThroughOutage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: echomq.Node(7), Notice: io.Discard})
+	c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(7), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	srv := s3test.Start(t)
@@ -50,7 +50,7 @@ func TestArchiveThroughOutage(t *testing.T) {
 	appendN(0, 12)
 	want, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
-	a, err := archive.New(c, store, &archive.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := archive.New(c, store, &archive.Config{Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	pol := archive.Policy{Queue: q, Stream: "fragile", Keep: retention.MaxLen(8)}
 	res, err := a.Cycle(ctx, pol)

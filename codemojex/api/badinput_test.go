@@ -94,7 +94,7 @@ func TestGuessErrors(t *testing.T) {
 		require.Equal(t, c.code, eb.Error.Code, c.name)
 		require.NotEmpty(t, eb.Error.Message, c.name)
 		require.Equal(t, before, balances(), "%s: nothing charged", c.name)
-		require.Equal(t, ledger, len(h.events(codemojex.StreamLedger)), c.name)
+		require.Len(t, h.events(codemojex.StreamLedger), ledger, c.name)
 	}
 }
 

@@ -43,7 +43,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		case errors.As(err, &te):
 			return fmt.Errorf("field %q must be a %s", te.Field, te.Type.String())
 		}
-		return fmt.Errorf("bad request body: %v", err)
+		return fmt.Errorf("bad request body: %w", err)
 	}
 	if dec.More() {
 		return errors.New("the request body holds more than one JSON value")
@@ -52,7 +52,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // intParam reads an integer query parameter in lo..hi, def when absent.
-func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
+func intParam(r *http.Request, name string, def, lo, hi int) (int, error) { //nolint:unparam // any integer parameter; "limit" is the only one today
 	s := r.URL.Query().Get(name)
 	if s == "" {
 		return def, nil

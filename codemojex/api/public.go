@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -263,8 +264,8 @@ func (s *Server) results(w http.ResponseWriter, r *http.Request) {
 	res := []views.Result{}
 	err := read(r.Context(), s.views.Results, func(rs *views.Results) {
 		// Newest first.
-		for i := len(rs.Days[day]) - 1; i >= 0; i-- {
-			res = append(res, rs.Days[day][i])
+		for _, v := range slices.Backward(rs.Days[day]) {
+			res = append(res, v)
 		}
 	})
 	if err != nil {

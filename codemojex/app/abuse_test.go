@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -108,7 +109,7 @@ func TestAbuse(t *testing.T) {
 				}
 				_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 				_, err := c.Read(buf)
-				if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 					select {
 					case <-stop:
 						return

@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // Serve on a real server, play simulated players against it, and stop it
 // with its context: every goroutine it started ends (the leak check of

@@ -185,8 +185,8 @@ func TestServeRidesOutFaults(t *testing.T) {
 // message.
 func logKinds(out string) map[string]int {
 	kinds := map[string]int{}
-	for _, line := range strings.Split(out, "\n") {
-		lvl := ""
+	for line := range strings.SplitSeq(out, "\n") {
+		var lvl string
 		switch {
 		case strings.Contains(line, "level=WARN"):
 			lvl = "WARN"
@@ -196,8 +196,8 @@ func logKinds(out string) map[string]int {
 			continue
 		}
 		msg := line
-		if i := strings.Index(line, "msg="); i >= 0 {
-			msg = line[i+4:]
+		if _, after, ok := strings.Cut(line, "msg="); ok {
+			msg = after
 			if strings.HasPrefix(msg, "\"") {
 				if j := strings.Index(msg[1:], "\""); j >= 0 {
 					msg = msg[1 : j+1]
@@ -208,8 +208,8 @@ func logKinds(out string) map[string]int {
 		}
 		if lvl == "ERROR" {
 			// An error line says why: keep its cause, cut short.
-			if i := strings.Index(line, " err="); i >= 0 {
-				cause := line[i+5:]
+			if _, after, ok := strings.Cut(line, " err="); ok {
+				cause := after
 				msg += " (" + cause[:min(len(cause), 160)] + ")"
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -176,7 +177,8 @@ func TestTimeouts(t *testing.T) {
 }
 
 func errorAs(err error, target *net.Error) bool {
-	ne, ok := err.(net.Error)
+	var ne net.Error
+	ok := errors.As(err, &ne)
 	if ok {
 		*target = ne
 	}
@@ -314,7 +316,7 @@ func TestShutdownAnswersWaits(t *testing.T) {
 	require.Equal(t, http.StatusOK, feed.StatusCode)
 	polled := make(chan []byte, 1)
 	go func() {
-		req, _ := http.NewRequest("GET", s.url+"/api/guesses/"+rc.Receipt.Guess+"?wait=30s", nil)
+		req, _ := http.NewRequest(http.MethodGet, s.url+"/api/guesses/"+rc.Receipt.Guess+"?wait=30s", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

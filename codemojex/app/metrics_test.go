@@ -98,7 +98,7 @@ func TestServeMetrics(t *testing.T) {
 	if csrf != nil {
 		form.Set("csrf", csrf[1])
 	}
-	req, err := http.NewRequest("POST", s.url+"/op/signin", strings.NewReader(form.Encode()))
+	req, err := http.NewRequest(http.MethodPost, s.url+"/op/signin", strings.NewReader(form.Encode()))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", s.url)

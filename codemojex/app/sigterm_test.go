@@ -132,7 +132,7 @@ func TestSIGTERM(t *testing.T) {
 	polled := make(chan time.Time, 1)
 	var pollAnswer string
 	go func() {
-		req, _ := http.NewRequest("GET", base+"/api/guesses/"+rc.Receipt.Guess+"?wait=30s", nil)
+		req, _ := http.NewRequest(http.MethodGet, base+"/api/guesses/"+rc.Receipt.Guess+"?wait=30s", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
@@ -163,8 +163,7 @@ func TestSIGTERM(t *testing.T) {
 	exitedAt := time.Now()
 	close(stopLoad)
 	load.Wait()
-	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
+	if ee, ok := errors.AsType[*exec.ExitError](werr); ok {
 		t.Fatalf("exit code %d", ee.ExitCode())
 	}
 	require.NoError(t, werr, "exit 0")
@@ -190,7 +189,7 @@ func TestSIGTERM(t *testing.T) {
 
 func postJSON(url, token string, body any) (int, error) {
 	b, _ := json.Marshal(body)
-	req, err := http.NewRequest("POST", url, bytes.NewReader(b))
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
 		return 0, err
 	}

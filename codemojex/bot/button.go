@@ -48,7 +48,7 @@ func parseButton(data string) (buttonKind, string) {
 	if kind == buttonUnknown || arg == "" || len(arg) > maxButtonArg {
 		return buttonUnknown, ""
 	}
-	for i := 0; i < len(arg); i++ {
+	for i := range len(arg) {
 		if c := arg[i]; c <= ' ' || c > '~' {
 			return buttonUnknown, ""
 		}

@@ -125,8 +125,7 @@ func (b *Bot) once(ctx context.Context, chat int64, method string, fn func(conte
 		return ctx.Err()
 	}
 	ae := &APIError{Method: method, Status: status, Err: err}
-	var tm *tgbot.TooManyRequestsError
-	if errors.As(err, &tm) {
+	if tm, ok := errors.AsType[*tgbot.TooManyRequestsError](err); ok {
 		ae.Status, ae.RetryAfter = http.StatusTooManyRequests, time.Duration(tm.RetryAfter)*time.Second
 	}
 	return ae

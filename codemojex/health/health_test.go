@@ -25,7 +25,7 @@ var ctx = context.Background()
 
 func engine(t *testing.T) *codemojex.Engine {
 	t.Helper()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
@@ -83,7 +83,7 @@ func TestSnapshot(t *testing.T) {
 	require.Zero(t, before.ScoredLastMinute)
 	require.Zero(t, before.PlayersActive)
 
-	w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 2, Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	require.NoError(t, w.Start(ctx))
 	defer func() { require.NoError(t, w.Stop(ctx)) }()
@@ -161,7 +161,7 @@ func TestBadConfig(t *testing.T) {
 func TestEngineAway(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	c, err := echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Notice: io.Discard, Logger: quiet, CallTimeout: time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })

@@ -24,7 +24,7 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 const opToken = "op-secret-token"
 

@@ -27,7 +27,7 @@ func TestSignOutHoldsAcrossProcesses(t *testing.T) {
 	srv := httptest.NewServer(other)
 	t.Cleanup(srv.Close)
 	get := func() int {
-		req, _ := http.NewRequest("GET", srv.URL+"/op/rooms", nil)
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/op/rooms", nil)
 		for _, c := range cookies {
 			req.AddCookie(c)
 		}

@@ -1,6 +1,7 @@
 package operator_test
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -81,9 +82,7 @@ func TestCreateRoomRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			form := url.Values{}
-			for k, v := range good {
-				form[k] = v
-			}
+			maps.Copy(form, good)
 			form.Set(tc.field, tc.value)
 			res := b.submit("/op/rooms", form)
 			require.Equal(t, http.StatusBadRequest, res.status, res.body)

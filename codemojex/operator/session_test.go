@@ -1,6 +1,7 @@
 package operator_test
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -153,9 +154,7 @@ func TestCSRF(t *testing.T) {
 	for _, f := range forms {
 		for _, csrf := range []string{"", "x", other, strings.Repeat("0", 64)} {
 			form := url.Values{}
-			for k, v := range f.form {
-				form[k] = v
-			}
+			maps.Copy(form, f.form)
 			if csrf != "" {
 				form.Set("csrf", csrf)
 			}

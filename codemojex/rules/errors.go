@@ -95,20 +95,20 @@ type CodesError struct {
 
 func (e *CodesError) Error() string {
 	head := "rules: bad " + e.Of + ": "
-	switch e.Reason {
-	case ErrWrongCount:
+	switch {
+	case errors.Is(e.Reason, ErrWrongCount):
 		want := "exactly " + strconv.Itoa(CodeLength)
 		if e.Of == "keyboard" {
 			want = "at least " + strconv.Itoa(CodeLength)
 		}
 		return head + strconv.Itoa(e.Count) + " codes, want " + want
-	case ErrMalformedCode:
+	case errors.Is(e.Reason, ErrMalformedCode):
 		return head + fmt.Sprintf("position %d: %q is not a code (want 4 digits XXYY)", e.Position, e.Code)
-	case ErrUnknownCode:
+	case errors.Is(e.Reason, ErrUnknownCode):
 		return head + fmt.Sprintf("position %d: code %q is not on the keyboard", e.Position, e.Code)
-	case ErrDuplicateCode:
+	case errors.Is(e.Reason, ErrDuplicateCode):
 		return head + fmt.Sprintf("position %d: code %q repeats position %d", e.Position, e.Code, e.First)
-	case ErrBadPosition:
+	case errors.Is(e.Reason, ErrBadPosition):
 		return head + fmt.Sprintf("position %d is outside 0..%d", e.Position, CodeLength-1)
 	}
 	return head + fmt.Sprint(e.Reason)

@@ -42,7 +42,7 @@ func FuzzParseGuess(f *testing.F) {
 			if !errors.As(err, &ce) || !errors.Is(err, ErrBadGuess) {
 				t.Fatalf("ParseGuess(%q): untyped error %v", s, err)
 			}
-			if ce.Reason != ErrWrongCount && (ce.Position < 0 || ce.Position >= CodeLength || fields[ce.Position] != ce.Code) {
+			if !errors.Is(ce.Reason, ErrWrongCount) && (ce.Position < 0 || ce.Position >= CodeLength || fields[ce.Position] != ce.Code) {
 				t.Fatalf("ParseGuess(%q): error points at position %d code %q", s, ce.Position, ce.Code)
 			}
 			if g != (Guess{}) {

@@ -36,7 +36,7 @@ func TestReport(t *testing.T) {
 	s.accepted.Store(100)
 	s.scored.Store(100)
 	r := s.report(10, 2*time.Second)
-	require.Equal(t, 50.0, r.ScoredPerSec)
+	require.InDelta(t, 50.0, r.ScoredPerSec, 0)
 	require.Equal(t, 51*time.Millisecond, r.P50)
 	require.Equal(t, 100*time.Millisecond, r.P99)
 	require.Equal(t, 100*time.Millisecond, r.Max)

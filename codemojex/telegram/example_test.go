@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func ExampleVerifyInitData() {
 	const botToken = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	fields := url.Values{}
-	fields.Set("auth_date", fmt.Sprint(now.Add(-time.Minute).Unix()))
+	fields.Set("auth_date", strconv.FormatInt(now.Add(-time.Minute).Unix(), 10))
 	fields.Set("query_id", "AAHdF6IQAAAAAN0XohDhrOrc")
 	fields.Set("user", `{"id":279058397,"first_name":"Vladislav","username":"vdkfrost"}`)
 

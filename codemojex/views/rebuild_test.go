@@ -27,7 +27,7 @@ import (
 	"github.com/echomq/echomq/projection"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 type clock struct {
 	mu sync.Mutex

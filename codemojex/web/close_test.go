@@ -33,10 +33,10 @@ func TestTelegramSignInOff(t *testing.T) {
 	h := newHarness(t)
 	wh := web.New(h.e, h.hub, web.Config{Logger: quiet})
 	rec := httptest.NewRecorder()
-	wh.ServeHTTP(rec, httptest.NewRequest("POST", "/web/auth/telegram", strings.NewReader(`{"init_data":"a=b"}`)))
+	wh.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/web/auth/telegram", strings.NewReader(`{"init_data":"a=b"}`)))
 	require.Equal(t, http.StatusNotFound, rec.Code)
 	rec = httptest.NewRecorder()
-	wh.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	wh.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.NotContains(t, rec.Body.String(), `id="dev-form"`, "no dev sign-in form when it is off")
 }

@@ -129,10 +129,12 @@ func endOfGame(t *testing.T, h *harness, ctx context.Context, vp string, width, 
 	set, err := h.e.Set("animals")
 	require.NoError(t, err)
 	var glyphs string
+	var glyphsSb132 strings.Builder
 	for _, c := range secret {
 		cell, _ := set.Cell(rules.Code(c))
-		glyphs += cell.Glyph
+		glyphsSb132.WriteString(cell.Glyph)
 	}
+	glyphs += glyphsSb132.String()
 	require.Equal(t, glyphs, shown, "the revealed secret")
 
 	// A reload fills the feed from the recent window, with names.

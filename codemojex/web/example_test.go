@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 // hub (Hub.Run) for the live feed.
 func ExampleNew() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: echomq.Node(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -34,7 +35,7 @@ func ExampleNew() {
 	defer h.Close()
 
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	fmt.Println(rec.Code, rec.Header().Get("Content-Type"))
 	page := rec.Body.String()
 	fmt.Println("sign-in form:", strings.Contains(page, `<label for="dev-name">Name</label>`))

@@ -26,7 +26,7 @@ import (
 	"github.com/echomq/echomq/lanes"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 const botToken = "123456:test-bot-token"
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -34,7 +35,7 @@ func (p *probe) Up(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, p.every)
 	defer cancel()
 	_, err := p.e.Client().EngineTime(ctx)
-	if ctx.Err() != nil && err != nil && context.Cause(ctx) != context.DeadlineExceeded {
+	if ctx.Err() != nil && err != nil && !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		// The asking stream ended: no reading.
 		return p.up
 	}

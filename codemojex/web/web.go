@@ -107,7 +107,7 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 		http.ServeFileFS(w, r, static, "favicon.svg")
 	})
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		h.notFound(w, r, "There is no page at "+r.URL.Path+".")
+		h.notFound(w, "There is no page at "+r.URL.Path+".")
 	})
 	return h
 }
@@ -151,7 +151,7 @@ func (h *Handler) page(name string) http.HandlerFunc {
 			_, err := h.e.Game(ctx, d.Game)
 			cancel()
 			if errors.Is(err, codemojex.ErrNotFound) || errors.Is(err, echomq.ErrInvalidArgument) {
-				h.notFound(w, r, "There is no game "+strconv.Quote(d.Game)+": it may have been mistyped.")
+				h.notFound(w, "There is no game "+strconv.Quote(d.Game)+": it may have been mistyped.")
 				return
 			}
 		}
@@ -161,7 +161,7 @@ func (h *Handler) page(name string) http.HandlerFunc {
 
 // notFound answers 404 with a page that says what was not found and
 // where to go.
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request, missing string) {
+func (h *Handler) notFound(w http.ResponseWriter, missing string) {
 	h.render(w, http.StatusNotFound, "notfound", pageData{Page: "notfound", Title: "Not found", Missing: missing,
 		DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli()})
 }

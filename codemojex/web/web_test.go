@@ -83,7 +83,7 @@ func TestEventsStreamScoredGuess(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", h.url+"/web/events?game="+j.Game, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url+"/web/events?game="+j.Game, nil)
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

@@ -38,7 +38,7 @@ func Compare(b *testing.B, hooks []echomq.Hook, wrap Wrap) {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
 	connect := func(node int, hs []echomq.Hook) *echomq.Client {
-		c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: echomq.Node(node), Hooks: hs, Notice: io.Discard})
+		c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: new(node), Hooks: hs, Notice: io.Discard})
 		if err != nil {
 			b.Fatal(err)
 		}

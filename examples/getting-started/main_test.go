@@ -59,10 +59,10 @@ func TestPageIsTheProgram(t *testing.T) {
 		}
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		require.True(t, strings.Contains(string(page), "```go\n"+string(src)+"```"),
+		require.Contains(t, string(page), "```go\n"+string(src)+"```",
 			"docs/getting-started.md does not show %s verbatim", f)
 		n++
 	}
 	require.Equal(t, 6, n, "main.go and the five steps")
-	require.Equal(t, n, len(regexp.MustCompile("(?m)^```go$").FindAllIndex(page, -1)), "no other Go block that CI does not run")
+	require.Len(t, regexp.MustCompile("(?m)^```go$").FindAllIndex(page, -1), n, "no other Go block that CI does not run")
 }

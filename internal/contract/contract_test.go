@@ -28,7 +28,7 @@ type service interface {
 	Stopped() <-chan struct{}
 }
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // TestServiceContract runs the same script on each service.
 func TestServiceContract(t *testing.T) {

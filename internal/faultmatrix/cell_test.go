@@ -55,7 +55,7 @@ func newCell(t *testing.T, comp component) *cell {
 	srv := echomqtest.StartPersistent(t)
 	c := &cell{t: t, comp: comp, srv: srv, proxy: echomqtest.NewProxy(t, srv.Addr()), queue: echomqtest.Queue(t) + "-" + slug(comp.name),
 		logs: &logCount{}}
-	c.direct = c.connect(srv.URL(), echomq.Config{NodeID: echomq.Node(1), Logger: quiet()})
+	c.direct = c.connect(srv.URL(), echomq.Config{NodeID: new(1), Logger: quiet()})
 	return c
 }
 
@@ -72,7 +72,7 @@ func (c *cell) connect(url string, cfg echomq.Config) *echomq.Client {
 // cell's counter.
 func (c *cell) client(cfg echomq.Config) *echomq.Client {
 	if cfg.NodeID == nil && cfg.NodeLeaseTTL == 0 {
-		cfg.NodeID = echomq.Node(2)
+		cfg.NodeID = new(2)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = c.logger()

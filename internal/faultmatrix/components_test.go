@@ -117,8 +117,7 @@ func produceJobs(c *cell, ctx context.Context) {
 		}
 		i, _ := strconv.Atoi(n)
 		_, err := q.Enqueue(ctx, "l"+strconv.Itoa(i%4), []byte(n), &lanes.EnqueueOpts{ID: id})
-		var dup *lanes.DuplicateError
-		if errors.As(err, &dup) {
+		if _, ok := errors.AsType[*lanes.DuplicateError](err); ok {
 			return nil
 		}
 		return err

@@ -34,7 +34,7 @@ func Name(kind, name string) error {
 	if len(name) > MaxNameLen {
 		return &NameError{Kind: kind, Name: truncate(name), Reason: "longer than " + strconv.Itoa(MaxNameLen) + " bytes"}
 	}
-	for i := 0; i < len(name); i++ {
+	for i := range len(name) {
 		if !nameByte(name[i]) {
 			return &NameError{Kind: kind, Name: name, Reason: fmt.Sprintf("byte %q at %d is outside [A-Za-z0-9._-]", name[i:i+1], i)}
 		}
@@ -96,7 +96,7 @@ func NodeKey(q string, n int) string { return QueueKey(q, "node:"+strconv.Itoa(n
 // between the first "{" and the first "}" after it when that is non-empty,
 // else the whole key.
 func HashTag(key string) string {
-	for i := 0; i < len(key); i++ {
+	for i := range len(key) {
 		if key[i] != '{' {
 			continue
 		}
@@ -121,7 +121,7 @@ func Slot(key string) int { return int(crc16(HashTag(key)) % 16384) }
 // Redis Cluster uses for slots.
 func crc16(s string) uint16 {
 	var crc uint16
-	for i := 0; i < len(s); i++ {
+	for i := range len(s) {
 		crc ^= uint16(s[i]) << 8
 		for range 8 {
 			if crc&0x8000 != 0 {

@@ -1,7 +1,6 @@
 package keyspace_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -57,7 +56,7 @@ func TestNames(t *testing.T) {
 				err := check(tc.in)
 				require.ErrorIs(t, err, keyspace.ErrInvalidName)
 				var ne *keyspace.NameError
-				require.True(t, errors.As(err, &ne))
+				require.ErrorAs(t, err, &ne)
 				require.Contains(t, ne.Reason, tc.reason)
 			}
 		})

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -49,7 +50,7 @@ func (w *Conn) Probe(ctx context.Context) (Probe, error) {
 		p.InfoErr = convert(err)
 	}
 	if err := rs[2].Error(); err != nil {
-		if se, ok := convert(err).(*ServerError); !ok || se.Prefix != "NOSCRIPT" {
+		if se, ok := errors.AsType[*ServerError](convert(err)); !ok || se.Prefix != "NOSCRIPT" {
 			p.ScriptErr = convert(err)
 		}
 	}

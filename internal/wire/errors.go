@@ -109,8 +109,7 @@ func convert(err error) error {
 	if errors.Is(err, valkey.ErrClosing) {
 		return ErrClosed
 	}
-	var toe *TimeoutError
-	if errors.As(err, &toe) {
+	if toe, ok := errors.AsType[*TimeoutError](err); ok {
 		return toe
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -124,7 +123,7 @@ func isPrefix(w string) bool {
 	if len(w) < 2 {
 		return false
 	}
-	for i := 0; i < len(w); i++ {
+	for i := range len(w) {
 		if w[i] < 'A' || w[i] > 'Z' {
 			return false
 		}

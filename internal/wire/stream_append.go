@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -118,7 +119,7 @@ func decodeAppend(arr []valkey.ValkeyMessage) (AppendReply, error) {
 	switch rep.Status {
 	case AppendOK:
 		if len(rest) < 2 {
-			return rep, fmt.Errorf("echomq: decode append reply: no refusal counts")
+			return rep, errors.New("echomq: decode append reply: no refusal counts")
 		}
 		rep.Refused = laneNum(rest[0])
 		rep.Foreign = laneNum(rest[1]) != 0
@@ -128,17 +129,17 @@ func decodeAppend(arr []valkey.ValkeyMessage) (AppendReply, error) {
 		}
 	case AppendDup:
 		if len(rest) != 1 {
-			return rep, fmt.Errorf("echomq: decode append reply: dup without receipts")
+			return rep, errors.New("echomq: decode append reply: dup without receipts")
 		}
 		rep.Receipts = []string{laneStr(rest[0])}
 	case AppendConflict:
 		if len(rest) != 1 {
-			return rep, fmt.Errorf("echomq: decode append reply: conflict without top")
+			return rep, errors.New("echomq: decode append reply: conflict without top")
 		}
 		rep.Top = laneStr(rest[0])
 	case AppendSkew:
 		if len(rest) != 2 {
-			return rep, fmt.Errorf("echomq: decode append reply: skew without instant")
+			return rep, errors.New("echomq: decode append reply: skew without instant")
 		}
 		rep.SkewTop = laneStr(rest[0]) == "top"
 		rep.SkewMs = laneNum(rest[1])
@@ -196,7 +197,7 @@ func (w *Conn) StreamAppendKeyed(ctx context.Context, stream, idemKey, entryID, 
 
 func decodeAppendKeyed(arr []valkey.ValkeyMessage) (status, stored string, err error) {
 	if len(arr) == 0 {
-		return "", "", fmt.Errorf("echomq: decode keyed append reply: empty")
+		return "", "", errors.New("echomq: decode keyed append reply: empty")
 	}
 	if status, err = arr[0].ToString(); err != nil {
 		return "", "", fmt.Errorf("echomq: decode keyed append reply: %w", err)

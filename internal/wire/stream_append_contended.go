@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -50,7 +51,7 @@ type ContendedReply struct {
 // than maxSkewMs ahead of the engine's clock, or its last entry was deleted.
 func (w *Conn) StreamAppendContended(ctx context.Context, stream, cell string, node int, maxSkewMs int64, records [][]string) (ContendedReply, error) {
 	if len(records) == 0 {
-		return ContendedReply{}, fmt.Errorf("echomq: contended append of no records")
+		return ContendedReply{}, errors.New("echomq: contended append of no records")
 	}
 	n := 3
 	for _, p := range records {

@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"go/importer"
@@ -80,7 +81,7 @@ func run(out, count string) error {
 		return printCount(os.Stdout, tp)
 	}
 	if out == "" {
-		return fmt.Errorf("give -out DIR or -count PKG")
+		return errors.New("give -out DIR or -count PKG")
 	}
 	byMod := map[string][]string{}
 	for _, p := range pkgs {
@@ -163,7 +164,7 @@ func public(p pkg) bool {
 	if p.Name == "main" || p.Standard {
 		return false
 	}
-	for _, el := range strings.Split(p.ImportPath, "/") {
+	for el := range strings.SplitSeq(p.ImportPath, "/") {
 		if el == "internal" || el == "testdata" {
 			return false
 		}
@@ -220,8 +221,7 @@ func typeLines(o *types.TypeName, ts func(types.Type) string) []string {
 		head := name
 		if n, ok := o.Type().(*types.Named); ok && n.TypeParams().Len() > 0 {
 			var tps []string
-			for i := range n.TypeParams().Len() {
-				tp := n.TypeParams().At(i)
+			for tp := range n.TypeParams().TypeParams() {
 				tps = append(tps, tp.Obj().Name()+" "+ts(tp.Constraint()))
 			}
 			head += "[" + strings.Join(tps, ", ") + "]"
@@ -238,8 +238,7 @@ func typeLines(o *types.TypeName, ts func(types.Type) string) []string {
 	t := types.Unalias(o.Type())
 	switch u := t.Underlying().(type) {
 	case *types.Struct:
-		for i := range u.NumFields() {
-			f := u.Field(i)
+		for f := range u.Fields() {
 			if !f.Exported() {
 				continue
 			}
@@ -250,8 +249,7 @@ func typeLines(o *types.TypeName, ts func(types.Type) string) []string {
 			lines = append(lines, fmt.Sprintf("field %s.%s %s%s", name, f.Name(), ts(f.Type()), emb))
 		}
 	case *types.Interface:
-		for i := range u.NumMethods() {
-			m := u.Method(i)
+		for m := range u.Methods() {
 			if !m.Exported() {
 				continue
 			}
@@ -261,20 +259,20 @@ func typeLines(o *types.TypeName, ts func(types.Type) string) []string {
 	}
 	ms := types.NewMethodSet(types.NewPointer(t))
 	var methods []string
-	for i := range ms.Len() {
-		m := ms.At(i).Obj().(*types.Func)
+	for method := range ms.Methods() {
+		m := method.Obj().(*types.Func)
 		if !m.Exported() {
 			continue
 		}
 		sig := m.Type().(*types.Signature)
 		recv := "*" + name
-		if r := sig.Recv(); r != nil && len(ms.At(i).Index()) == 1 {
+		if r := sig.Recv(); r != nil && len(method.Index()) == 1 {
 			if _, ptr := r.Type().(*types.Pointer); !ptr {
 				recv = name
 			}
 		}
 		promoted := ""
-		if len(ms.At(i).Index()) > 1 {
+		if len(method.Index()) > 1 {
 			promoted = " (promoted)"
 		}
 		methods = append(methods, fmt.Sprintf("method (%s) %s%s%s", recv, m.Name(), strings.TrimPrefix(ts(sig), "func"), promoted))

@@ -272,7 +272,7 @@ func findOrInstall() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("versitygw not found and `go env GOPATH` failed: %w", err)
 	}
-	gopath := strings.Split(strings.TrimSpace(string(out)), string(os.PathListSeparator))[0]
+	gopath, _, _ := strings.Cut(strings.TrimSpace(string(out)), string(os.PathListSeparator))
 	p := filepath.Join(gopath, "bin", "versitygw")
 	if _, err := os.Stat(p); err == nil {
 		return p, nil

@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 )
 
@@ -76,7 +75,7 @@ func setupEmbedded(t *testing.T) *bundle {
 }
 
 func (b *bundle) options() *Options {
-	return &Options{Clock: b.clock.Now, NodeID: echomq.Node(testNode), Getenv: func(k string) string { return b.env[k] }}
+	return &Options{Clock: b.clock.Now, NodeID: new(testNode), Getenv: func(k string) string { return b.env[k] }}
 }
 
 // globals are the flags the harness adds in front of every command line;

@@ -76,8 +76,7 @@ exits 1 naming the actual top and writes nothing.`,
 				id := given
 				if id.IsZero() {
 					if id, err = s.AppendWith(cmd.Context(), fields, opts); err != nil {
-						var ce *echomq.ConflictError
-						if errors.As(err, &ce) {
+						if ce, ok := errors.AsType[*echomq.ConflictError](err); ok {
 							top := "the stream is empty"
 							if !ce.Top.IsZero() {
 								top = "the top is " + ce.Top.String()

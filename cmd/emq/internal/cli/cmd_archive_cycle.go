@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -96,8 +97,8 @@ func (a *app) writeCycle(d cycleDoc) error {
 	if d.Watermark != nil {
 		w = *d.Watermark
 	}
-	_, err := fmt.Fprintf(a.stdout, cycleRowFormat, d.Time, fmt.Sprint(d.Generation), fmt.Sprint(d.Folded),
-		fmt.Sprint(len(d.Segments)), fmt.Sprint(d.Bytes), fmt.Sprint(d.Trimmed), w, d.Cache)
+	_, err := fmt.Fprintf(a.stdout, cycleRowFormat, d.Time, strconv.FormatUint(d.Generation, 10), strconv.FormatInt(d.Folded, 10),
+		strconv.Itoa(len(d.Segments)), strconv.FormatInt(d.Bytes, 10), strconv.FormatInt(d.Trimmed, 10), w, d.Cache)
 	return err
 }
 

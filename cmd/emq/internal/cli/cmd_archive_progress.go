@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -50,7 +51,7 @@ func (p *progressBar) draw(pr archive.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	bar := strings.Repeat("·", barWidth)
-	count := fmt.Sprintf("%d", pr.Done)
+	count := strconv.FormatInt(pr.Done, 10)
 	if pr.Total > 0 {
 		n := min(int(pr.Done*barWidth/pr.Total), barWidth)
 		bar = strings.Repeat("█", n) + strings.Repeat("·", barWidth-n)

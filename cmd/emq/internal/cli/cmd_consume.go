@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -203,7 +204,7 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 			if !d.ID.IsZero() {
 				id = d.ID.String()
 			}
-			_, err := fmt.Fprintf(a.stdout, deliveryRowFormat, id, d.Entry, fmtTime(d.Time()), fmt.Sprint(d.Attempts), result, fieldsText(d.Fields))
+			_, err := fmt.Fprintf(a.stdout, deliveryRowFormat, id, d.Entry, fmtTime(d.Time()), strconv.FormatInt(d.Attempts, 10), result, fieldsText(d.Fields))
 			return err
 		}
 		if _, err := fmt.Fprintf(a.stdout, deliveryRowFormat, "ID", "ENTRY", "TIME", "ATTEMPT", "RESULT", "FIELDS"); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,7 +56,7 @@ func lagText(d groupDoc) string {
 	if !d.LagExact {
 		return fmt.Sprintf(">=%d", d.Lag)
 	}
-	return fmt.Sprint(d.Lag)
+	return strconv.FormatInt(d.Lag, 10)
 }
 
 // known maps the engine's "cannot tell" (-1) to null.
@@ -70,7 +71,7 @@ func orDash(n *int64) string {
 	if n == nil {
 		return "-"
 	}
-	return fmt.Sprint(*n)
+	return strconv.FormatInt(*n, 10)
 }
 
 // fmtIdle prints an idle time to the millisecond, the engine's resolution.

@@ -42,7 +42,7 @@ zeros). DEPTH counts the jobs in the lane's order, IN-FLIGHT the claimed ones,
 LIMIT how many may be in flight at once; HELD-UNTIL is the end of a failed
 job's backoff, during which no later job of the lane runs; READY says the lane
 is on the rotation.`,
-		Example: "  emq lanes lanes -q cm\n  emq lanes lanes -q cm PLR0KHTOWnGLuC --json",
+		Example: "  emq lanes -q cm\n  emq lanes -q cm PLR0KHTOWnGLuC --json",
 		Args:    argsRange(0, -1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
 			if err := a.checkLanesQueue(); err != nil {

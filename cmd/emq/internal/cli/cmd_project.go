@@ -122,6 +122,7 @@ func (a *app) projectCommand() *cobra.Command {
 // error of the spec becomes one usage line showing the text parsed.
 func (o *projectOpts) spec(cmd *cobra.Command, fold string) (projection.Spec, error) {
 	text := strings.TrimSpace(fold)
+	var textSb125 strings.Builder
 	for _, f := range []struct{ name, val string }{{"field", o.field}, {"by", o.by}, {"every", o.every}} {
 		if !cmd.Flags().Changed(f.name) {
 			continue
@@ -129,8 +130,9 @@ func (o *projectOpts) spec(cmd *cobra.Command, fold string) (projection.Spec, er
 		if f.val == "" || strings.ContainsRune(f.val, ',') {
 			return projection.Spec{}, usagef("invalid --%s %q: want a non-empty value without a comma", f.name, f.val)
 		}
-		text += "," + f.name + "=" + f.val
+		textSb125.WriteString("," + f.name + "=" + f.val)
 	}
+	text += textSb125.String()
 	name, _, _ := strings.Cut(text, ",")
 	name = strings.TrimSpace(name)
 	if cmd.Flags().Changed("count") || name == "top" && !specHas(text, "n") {

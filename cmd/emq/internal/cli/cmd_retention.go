@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,7 +129,7 @@ func (a *app) writeResultRow(d resultDoc, now time.Time) error {
 	if trim == "" {
 		trim = "-"
 	}
-	_, werr := fmt.Fprintf(a.stdout, resultRowFormat, fmtTime(now), d.Rule, trim, fmt.Sprint(d.Removed), d.Result, d.Queue+"/"+d.Stream)
+	_, werr := fmt.Fprintf(a.stdout, resultRowFormat, fmtTime(now), d.Rule, trim, strconv.FormatInt(d.Removed, 10), d.Result, d.Queue+"/"+d.Stream)
 	return werr
 }
 

@@ -108,7 +108,7 @@ func parseFields(args []string) (echomq.Fields, error) {
 }
 
 // parseCount parses a non-negative count flag value already read by pflag.
-func checkCount(flag string, n int) error {
+func checkCount(flag string, n int) error { //nolint:unparam // names the flag it checks; every command's is --count today
 	if n < 0 {
 		return usagef("invalid --%s %d: must not be negative", flag, n)
 	}

@@ -81,8 +81,7 @@ func TestParseBound(t *testing.T) {
 			t.Parallel()
 			got, err := parseBound(tc.in, tc.lower, now)
 			if tc.err != nil {
-				var u *usageError
-				if errors.As(tc.err, &u) {
+				if u, ok := errors.AsType[*usageError](tc.err); ok {
 					require.ErrorAs(t, err, &u)
 				} else {
 					require.ErrorIs(t, err, tc.err)
@@ -124,7 +123,7 @@ func TestOrderedFieldsJSON(t *testing.T) {
 	t.Parallel()
 	b, err := json.Marshal(orderedFields(echomq.F("z", "1", "a", "<&>", "m", "line\nbreak")))
 	require.NoError(t, err)
-	require.Equal(t, `{"z":"1","a":"\u003c\u0026\u003e","m":"line\nbreak"}`, string(b))
+	require.JSONEq(t, `{"z":"1","a":"\u003c\u0026\u003e","m":"line\nbreak"}`, string(b))
 	b, err = json.Marshal(orderedFields(nil))
 	require.NoError(t, err)
 	require.Equal(t, `{}`, string(b))

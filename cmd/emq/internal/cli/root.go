@@ -189,7 +189,7 @@ func (a *app) checkStream(name string) error {
 // nodeID returns --node, else the injected node id, else nil (leased).
 func (a *app) nodeID() *int {
 	if a.node >= 0 {
-		return echomq.Node(a.node)
+		return new(a.node)
 	}
 	return a.opts.NodeID
 }
