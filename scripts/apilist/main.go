@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -190,7 +191,10 @@ func describe(p *types.Package) []string {
 		}
 		return o.Path()
 	}
-	ts := func(t types.Type) string { return types.TypeString(t, qual) }
+	// A function whose body ranges over a func names its results "#rv1",
+	// "#rv2"… in the type checker (the range-over-func rewrite): those are
+	// not part of its API and are dropped.
+	ts := func(t types.Type) string { return rangeFuncResults.ReplaceAllString(types.TypeString(t, qual), "") }
 	var lines []string
 	scope := p.Scope()
 	for _, name := range scope.Names() {
@@ -211,6 +215,8 @@ func describe(p *types.Package) []string {
 	}
 	return lines
 }
+
+var rangeFuncResults = regexp.MustCompile(`#rv[0-9]+ `)
 
 func typeLines(o *types.TypeName, ts func(types.Type) string) []string {
 	name := o.Name()
