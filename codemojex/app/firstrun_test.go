@@ -76,7 +76,7 @@ func TestAddressInUseNamesAddr(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errw.String(), "codemojex: listen on "+ln.Addr().String()+": the address is already in use")
 	require.Contains(t, errw.String(), "pick another with --addr HOST:PORT")
-	require.NotContains(t, errw.String(), "codemojex:")
+	require.NotContains(t, errw.String(), "codemojex: codemojex:") //nolint:dupword // the doubled prefix is what must not appear
 }
 
 // The demo's rooms open with a quick game, and the banner lists each room

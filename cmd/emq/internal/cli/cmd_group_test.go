@@ -163,7 +163,7 @@ func TestNormIdleChecksInactive(t *testing.T) {
 		require.Equal(t, want, got)
 		got, problems = normIdle(fmt.Sprintf(doc, c.num), c.known)
 		require.Empty(t, problems)
-		require.JSONEq(t, `{"consumers":[{"name":"c1","pending":1,"idle_ms":N,"inactive_ms":INACTIVE?}]}`+"\n", got)
+		require.Equal(t, `{"consumers":[{"name":"c1","pending":1,"idle_ms":N,"inactive_ms":INACTIVE?}]}`+"\n", got) //nolint:testifylint // a normalised line with placeholders, not JSON
 
 		_, problems = normIdle(fmt.Sprintf(tbl, c.cell), !c.known)
 		require.Len(t, problems, 1, "a %q cell where the engine reports: %v", c.cell, !c.known)

@@ -46,7 +46,8 @@ refuses the start (exit 1, nothing printed).`,
 	return cmd
 }
 
-// runDriver runs the driver until ctx ends or sweeps ran.
+// runDriver runs the driver until ctx ends or it has run the given number
+// of sweeps (0: no limit).
 func (a *app) runDriver(ctx context.Context, ps []retention.Policy, tick time.Duration, sweeps int) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
