@@ -140,7 +140,7 @@ type Consumer struct {
 	s     *Stream
 	from  origin // the stream, as settling its entries needs it
 	start string
-	e     *engine // everything but the fetch loop (consumer_engine.go)
+	e     *consumerEngine // everything but the fetch loop (consumer_engine.go)
 }
 
 // Consumer validates cfg and returns a consumer ready to [Consumer.Run].
@@ -164,7 +164,7 @@ func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
 	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
 	cs := &Consumer{c: c, cfg: cfg, s: s, start: start,
 		from: origin{name: cfg.Stream, key: s.key}}
-	cs.e = newEngine(c, log, cs, engineSpec{
+	cs.e = newConsumerEngine(c, log, cs, consumerSpec{
 		name: "echomq: consumer", op: "consume", target: s.key,
 		queue: cfg.Queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
 		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle,

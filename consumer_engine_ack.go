@@ -9,7 +9,7 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// ackMode says how [engine.ack] treats a transient failure.
+// ackMode says how [consumerEngine.ack] treats a transient failure.
 type ackMode int
 
 const (
@@ -27,7 +27,7 @@ const (
 // and the stats, and reports it to the AckHooks. A transient failure is
 // handled as mode says; entries whose ack is given up stay pending and are
 // delivered again (at least once). kept reports ids the caller keeps.
-func (e *engine) ack(io, stop context.Context, o origin, ids []string, mode ackMode) (kept bool) {
+func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, mode ackMode) (kept bool) {
 	start := time.Now()
 	var (
 		err   error
@@ -67,7 +67,7 @@ func (e *engine) ack(io, stop context.Context, o origin, ids []string, mode ackM
 }
 
 // acked reports acknowledgements to the AckHooks.
-func (e *engine) acked(io context.Context, o origin, n int, trimmed bool, d time.Duration, err error) {
+func (e *consumerEngine) acked(io context.Context, o origin, n int, trimmed bool, d time.Duration, err error) {
 	hs := e.c.hooks.ack
 	if len(hs) == 0 || n == 0 {
 		return
@@ -83,7 +83,7 @@ func (e *engine) acked(io context.Context, o origin, n int, trimmed bool, d time
 // reclaim. Entries whose data was trimmed meanwhile leave the pending list
 // with it: they are counted as trimmed and reported to the AckHooks. The
 // caller hands the others out and counts those as reclaimed.
-func (e *engine) reclaim(io context.Context, o origin, cursor string, count int64) (wire.AutoClaim, error) {
+func (e *consumerEngine) reclaim(io context.Context, o origin, cursor string, count int64) (wire.AutoClaim, error) {
 	ac, err := e.c.conn.XAutoClaim(io, o.key, e.group, e.consumer, e.minIdle, cursor, count)
 	if err != nil {
 		return ac, err
@@ -100,7 +100,7 @@ func (e *engine) reclaim(io context.Context, o origin, cursor string, count int6
 // transient failure with the loop's backoff (the outage logged once), or
 // returns the error. A group that vanished (destroyed by hand, or lost
 // with the engine's data) is created again by recreate.
-func (e *engine) retry(stop context.Context, back *outage.Backoff, op string, err error, recreate func() error) error {
+func (e *consumerEngine) retry(stop context.Context, back *outage.Backoff, op string, err error, recreate func() error) error {
 	if errors.Is(err, ErrGroupNotFound) {
 		e.log.Error("the group vanished; creating it again", "op", op, "err", err)
 		if err = recreate(); err == nil {

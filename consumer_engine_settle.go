@@ -21,7 +21,7 @@ type origin struct {
 }
 
 // logFor returns the logger of lines about an entry of the named stream.
-func (e *engine) logFor(stream string) *slog.Logger {
+func (e *consumerEngine) logFor(stream string) *slog.Logger {
 	if e.perStream {
 		return e.log.With("stream", stream)
 	}
@@ -29,7 +29,7 @@ func (e *engine) logFor(stream string) *slog.Logger {
 }
 
 // call runs the handler and reports the delivery to the DeliverHooks.
-func (e *engine) call(ctx context.Context, d Delivery) error {
+func (e *consumerEngine) call(ctx context.Context, d Delivery) error {
 	hs := e.c.hooks.deliver
 	if len(hs) == 0 {
 		return e.invoke(ctx, d)
@@ -44,7 +44,7 @@ func (e *engine) call(ctx context.Context, d Delivery) error {
 }
 
 // invoke runs the handler, turning a panic into a [*PanicError].
-func (e *engine) invoke(ctx context.Context, d Delivery) (err error) {
+func (e *consumerEngine) invoke(ctx context.Context, d Delivery) (err error) {
 	e.stats.delivered.Add(1)
 	defer func() {
 		if v := recover(); v != nil {
@@ -60,7 +60,7 @@ func (e *engine) invoke(ctx context.Context, d Delivery) (err error) {
 // overLimit moves an entry that arrives with more deliveries than
 // MaxDeliveries (repeated crashes mid-handler) to the dead letters without
 // handling it, and reports whether it did.
-func (e *engine) overLimit(io context.Context, o origin, d Delivery) bool {
+func (e *consumerEngine) overLimit(io context.Context, o origin, d Delivery) bool {
 	if e.limit <= 0 || d.Attempts <= e.limit {
 		return false
 	}
@@ -74,7 +74,7 @@ func (e *engine) overLimit(io context.Context, o origin, d Delivery) bool {
 // takes it; a failure of the last delivery goes to the dead letters; any
 // other leaves the entry pending for a reclaim after MinIdle. id is the
 // entry id as the engine spells it.
-func (e *engine) failed(io context.Context, o origin, id string, d Delivery, err error) {
+func (e *consumerEngine) failed(io context.Context, o origin, id string, d Delivery, err error) {
 	e.stats.failed.Add(1)
 	last := e.limit > 0 && d.Attempts >= e.limit
 	if (e.limit > 0 && errors.Is(err, ErrDecode)) || last {
@@ -111,7 +111,7 @@ func retryDelay(err error, re **RetryError) time.Duration {
 // minter; when another writer got above it, the minter moves past the dead
 // stream's top and mints again. A failure leaves the entry pending: its
 // next delivery is over the limit and moves it then.
-func (e *engine) deadLetter(io context.Context, o origin, d Delivery, cause string) {
+func (e *consumerEngine) deadLetter(io context.Context, o origin, d Delivery, cause string) {
 	log := e.logFor(o.name)
 	key := d.Key()
 	id, moved, err := moveToDead(io, e.c, o.key, keyspace.DeadKey(e.queue, o.name), e.group, e.consumer, d, cause)
@@ -131,7 +131,7 @@ func (e *engine) deadLetter(io context.Context, o origin, d Delivery, cause stri
 
 // deadLettered reports a move to the dead letters (or its failure) to the
 // DeadLetterHooks.
-func (e *engine) deadLettered(io context.Context, d Delivery, dead ID, cause string, err error) {
+func (e *consumerEngine) deadLettered(io context.Context, d Delivery, dead ID, cause string, err error) {
 	hs := e.c.hooks.dead
 	if len(hs) == 0 {
 		return

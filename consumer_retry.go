@@ -33,7 +33,7 @@ func (c *Consumer) createGroup(ctx context.Context) error {
 }
 
 // retry handles a failed engine call of the fetch loop (see
-// [engine.retry]); a group that vanished is created again at Start, as Run
+// [consumerEngine.retry]); a group that vanished is created again at Start, as Run
 // would.
 func (r *run) retry(what string, err error) error {
 	return r.e.retry(r.stop, &r.back, what, err, func() error {

@@ -80,7 +80,7 @@ func (c *Consumer) consume(ctx context.Context) error {
 // workers, and one acknowledger.
 type run struct {
 	c       *Consumer
-	e       *engine
+	e       *consumerEngine
 	stop    context.Context // ends when Run's ctx ends or fetching failed
 	halt    context.CancelFunc
 	io      context.Context // engine calls: never cut off mid-reply by a stop

@@ -61,7 +61,7 @@ type SetConsumerConfig struct {
 type SetConsumer struct {
 	c   *Client
 	cfg SetConsumerConfig
-	e   *engine // everything but the merged fetch loop (consumer_engine.go)
+	e   *consumerEngine // everything but the merged fetch loop (consumer_engine.go)
 }
 
 // SetConsumerStats are a set consumer's counters.
@@ -101,7 +101,7 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 	}
 	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
 	sc := &SetConsumer{c: c, cfg: cfg}
-	sc.e = newEngine(c, log, sc, engineSpec{
+	sc.e = newConsumerEngine(c, log, sc, consumerSpec{
 		name: "echomq: set consumer", op: "set consume", target: cfg.Set.String(),
 		queue: cfg.Set.queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
 		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle, perStream: true,
@@ -175,7 +175,7 @@ func (sc *SetConsumer) Stats() SetConsumerStats {
 // setRun is one Run of a set consumer.
 type setRun struct {
 	sc      *SetConsumer
-	e       *engine
+	e       *consumerEngine
 	stop    context.Context
 	io      context.Context
 	m       *merger
@@ -389,7 +389,7 @@ func (r *setRun) ours(c *setCursor) map[EntryID]bool {
 // flush acknowledges what succeeded, per stream. An ack that fails with a
 // transient error stays buffered for the next flush (the outage logged
 // once), unless this is the last flush of the run, which tries three times
-// (see [engine.ack]); entries whose ack is given up stay pending and are
+// (see [consumerEngine.ack]); entries whose ack is given up stay pending and are
 // delivered again (at least once). The last flush takes settleTimeout at
 // most in all, so a stop against a hung engine is not held by one wait per
 // stream.
@@ -408,7 +408,7 @@ func (r *setRun) flush(last bool) {
 	}
 }
 
-// retry handles a failed engine call of the loop (see [engine.retry]); a
+// retry handles a failed engine call of the loop (see [consumerEngine.retry]); a
 // group that vanished is created again on every stream.
 func (r *setRun) retry(what string, err error) error {
 	if r.stop.Err() != nil {
