@@ -6,12 +6,9 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
-	"github.com/echomq/echomq/internal/outage"
-	"github.com/echomq/echomq/internal/startstop"
 )
 
 // HandlerFunc handles one delivery. Returning nil acknowledges the entry;
@@ -141,13 +138,9 @@ type Consumer struct {
 	c     *Client
 	cfg   ConsumerConfig
 	s     *Stream
-	dead  *Stream
-	log   *slog.Logger
+	from  origin // the stream, as settling its entries needs it
 	start string
-
-	svc   startstop.Service // Run, Start and Stop
-	stats consumerCounters
-	watch *outage.Watch // logs each outage of the engine once
+	e     *consumerEngine // everything but the fetch loop (consumer_engine.go)
 }
 
 // Consumer validates cfg and returns a consumer ready to [Consumer.Run].
@@ -169,8 +162,14 @@ func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
 	}
 	start, _ := cfg.Start.entryID()
 	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
-	return &Consumer{c: c, cfg: cfg, s: s, dead: s.deadStream(), log: log, start: start,
-		watch: outage.New(log, "echomq: consumer")}, nil
+	cs := &Consumer{c: c, cfg: cfg, s: s, start: start,
+		from: origin{name: cfg.Stream, key: s.key}}
+	cs.e = newConsumerEngine(c, log, cs, consumerSpec{
+		name: "echomq: consumer", op: "consume", target: s.key,
+		queue: cfg.Queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
+		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle,
+	})
+	return cs, nil
 }
 
 func (cfg ConsumerConfig) withDefaults(c *Client) ConsumerConfig {
@@ -269,13 +268,9 @@ type ConsumerStats struct {
 	Released  int64 // fetched entries handed back unhandled at stop
 }
 
-type consumerCounters struct {
-	delivered, acked, failed, panics, dead, trimmed, reclaimed, expired, released atomic.Int64
-}
-
 // Stats returns the consumer's counters.
 func (c *Consumer) Stats() ConsumerStats {
-	s := &c.stats
+	s := &c.e.stats
 	return ConsumerStats{
 		Delivered: s.delivered.Load(), Acked: s.acked.Load(), Failed: s.failed.Load(), Panics: s.panics.Load(),
 		Dead: s.dead.Load(), Trimmed: s.trimmed.Load(), Reclaimed: s.reclaimed.Load(), Expired: s.expired.Load(),

@@ -1,7 +1,6 @@
 package echomq
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -37,31 +36,3 @@ func (e *RetryError) Is(target error) bool { return target == ErrRetry }
 
 // Unwrap returns the cause.
 func (e *RetryError) Unwrap() error { return e.Err }
-
-// failedNow settles the failures that do not wait for MinIdle, and reports
-// whether it did: a [*DecodeError] goes to the dead letters at once (it
-// can never succeed), a [*RetryError] below the delivery limit is marked
-// idle so the next reclaim after its delay takes it.
-func (r *run) failedNow(j *job, err error, limit int64) bool {
-	if limit > 0 && errors.Is(err, ErrDecode) {
-		r.deadLetter(j, err.Error())
-		return true
-	}
-	var re *RetryError
-	if !errors.As(err, &re) || (limit > 0 && j.d.Attempts >= limit) {
-		return false
-	}
-	c := r.c
-	idle := c.cfg.MinIdle - max(re.Delay, 0)
-	if idle <= 0 {
-		return false // the ordinary retry after MinIdle
-	}
-	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
-	defer cancel()
-	if _, rerr := c.c.conn.Release(ctx, c.s.key, c.cfg.Group, c.cfg.Name, idle, []string{j.id}); rerr != nil {
-		c.log.Warn("retry-after mark failed; entry is retried after MinIdle", "entry", j.id, "err", rerr)
-		return true
-	}
-	c.log.Debug("handler asked for a retry", "entry", j.id, "attempts", j.d.Attempts, "after", re.Delay)
-	return true
-}

@@ -2,7 +2,6 @@ package echomq
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -45,51 +44,43 @@ const readSlack = 5 * time.Second
 // running (by Run or [Consumer.Start]); [ErrWrongType] when the stream key
 // holds something else; [ErrClosed] when the client is closed;
 // [*ServerError].
-func (c *Consumer) Run(ctx context.Context) error {
-	err := c.svc.Run(ctx, c.consume)
-	if errors.Is(err, ErrRunning) {
-		return opError("consume", c.s.key, err)
-	}
-	return err
-}
+func (c *Consumer) Run(ctx context.Context) error { return c.e.Run(ctx) }
 
 // Start runs [Consumer.Run] in a goroutine the consumer owns and returns at
 // once: it consumes until ctx ends or [Consumer.Stop] is called. It returns
 // [ErrRunning] when the consumer is already running.
-func (c *Consumer) Start(ctx context.Context) error {
-	if err := c.svc.Start(ctx, c.consume); err != nil {
-		return opError("consume", c.s.key, err)
-	}
-	return nil
-}
+func (c *Consumer) Start(ctx context.Context) error { return c.e.Start(ctx) }
 
 // Stop stops the consumer gracefully, as the end of Run's context does, and
 // waits until it has stopped or ctx ends (then it returns ctx's error). It
 // returns the error the run ended with, if any. Stopping a consumer that
 // is not running does nothing.
-func (c *Consumer) Stop(ctx context.Context) error { return c.svc.Stop(ctx) }
+func (c *Consumer) Stop(ctx context.Context) error { return c.e.Stop(ctx) }
 
 // Stopped returns a channel closed when the consumer's run has ended
 // (already closed before the first run).
-func (c *Consumer) Stopped() <-chan struct{} { return c.svc.Stopped() }
+func (c *Consumer) Stopped() <-chan struct{} { return c.e.Stopped() }
 
+// consume is the consumer's source of entries for its engine: it creates
+// the group, then runs the fetch loop and shuts the run down.
 func (c *Consumer) consume(ctx context.Context) error {
 	if err := c.createGroup(ctx); err != nil {
-		return c.ended(opError("consume", c.s.key, err))
+		return err
 	}
 	if ctx.Err() != nil {
-		return c.ended(nil) // stopped while starting: a stop, not a failure
+		return nil // stopped while starting: a stop, not a failure
 	}
 	r := c.newRun(ctx)
 	err := r.fetch()
 	r.shutdown()
-	return c.ended(opError("consume", c.s.key, err))
+	return err
 }
 
 // run is one Run: the fetch loop in Run's goroutine, Concurrency handler
 // workers, and one acknowledger.
 type run struct {
 	c       *Consumer
+	e       *consumerEngine
 	stop    context.Context // ends when Run's ctx ends or fetching failed
 	halt    context.CancelFunc
 	io      context.Context // engine calls: never cut off mid-reply by a stop
@@ -110,6 +101,7 @@ type run struct {
 func (c *Consumer) newRun(ctx context.Context) *run {
 	r := &run{
 		c:        c,
+		e:        c.e,
 		io:       context.WithoutCancel(ctx),
 		queue:    newJobQueue(c.cfg.Count),
 		acks:     newAckBuffer(),
@@ -141,7 +133,7 @@ func (r *run) fetch() error {
 			}
 			continue
 		}
-		r.c.watch.OK()
+		r.e.watch.OK()
 		r.back.Reset()
 		if len(entries) == 0 {
 			break
@@ -153,19 +145,16 @@ func (r *run) fetch() error {
 	for claimCursor := "0-0"; r.stop.Err() == nil; {
 		if time.Since(lastClaim) >= cfg.Beat {
 			lastClaim = time.Now()
-			ac, err := r.c.c.conn.XAutoClaim(r.io, r.c.s.key, cfg.Group, cfg.Name, cfg.MinIdle, claimCursor, int64(cfg.Count))
+			ac, err := r.e.reclaim(r.io, r.c.from, claimCursor, int64(cfg.Count))
 			if err != nil {
 				if err = r.retry("reclaim", err); err != nil {
 					return err
 				}
 				continue
 			}
-			r.c.watch.OK()
 			r.back.Reset()
 			claimCursor = ac.Next
-			r.c.stats.trimmed.Add(int64(len(ac.Deleted)))
-			r.c.stats.reclaimed.Add(int64(len(ac.Entries)))
-			r.acked(len(ac.Deleted), true, 0, nil)
+			r.e.stats.reclaimed.Add(int64(len(ac.Entries)))
 			r.dispatchPending(ac.Entries, lastClaim)
 		}
 		ctx, cancel := context.WithTimeout(r.io, cfg.Beat+readSlack)
@@ -177,7 +166,7 @@ func (r *run) fetch() error {
 			}
 			continue
 		}
-		r.c.watch.OK()
+		r.e.watch.OK()
 		r.back.Reset()
 		// The engine delivered these when the blocked read returned; the
 		// margin absorbs the reply's trip.
@@ -212,14 +201,14 @@ func (r *run) dispatchPending(entries []wire.Entry, since time.Time) {
 		}
 	}
 	if len(gone) > 0 {
-		r.c.stats.trimmed.Add(int64(len(gone)))
+		r.e.stats.trimmed.Add(int64(len(gone)))
 		// Acknowledged at once, not through the ack batch: a reclaim in
 		// the meantime would report the same trimmed entries again.
 		_, err := r.c.c.conn.XAck(r.io, r.c.s.key, r.c.cfg.Group, gone...)
 		if err != nil {
 			r.acks.add(gone...)
 		}
-		r.acked(len(gone), true, 0, err)
+		r.e.acked(r.io, r.c.from, len(gone), true, 0, err)
 	}
 	if len(live) == 0 {
 		return
@@ -227,7 +216,7 @@ func (r *run) dispatchPending(entries []wire.Entry, since time.Time) {
 	rows, err := r.c.c.conn.XPendingIDs(r.io, r.c.s.key, r.c.cfg.Group, live)
 	if err != nil {
 		// Left in this consumer's pending list: the next reclaim retries.
-		r.c.log.Warn("delivery counts unavailable; entries left for a reclaim", "err", err, "entries", len(live))
+		r.e.log.Warn("delivery counts unavailable; entries left for a reclaim", "err", err, "entries", len(live))
 		return
 	}
 	fs := make([]fetched, 0, len(live))
@@ -253,7 +242,7 @@ func (r *run) dispatch(fs []fetched, since time.Time) {
 		}
 		ev, err := decodeEvent(f.e)
 		if err != nil {
-			r.c.log.Error("undecodable entry left pending", "entry", f.e.ID, "err", err)
+			r.e.log.Error("undecodable entry left pending", "entry", f.e.ID, "err", err)
 			continue
 		}
 		r.inflight[f.e.ID] = struct{}{}

@@ -80,6 +80,15 @@
 //   - Stopped() is closed once the run has ended (already closed before the
 //     first run).
 //
+// All six are built on one service base and ride out an engine's outages
+// on one retry engine (logged once each way, backoff from 100ms to 2s), as
+// do [Stream.Follow] and [SetFollower.Follow]. [Consumer] and [SetConsumer]
+// are two fronts over one consumer engine: the handler call and its panic
+// recovery, retries ([RetryAfter]), dead letters after MaxDeliveries,
+// reclaims, batched acknowledgements, stats and hooks are the same code;
+// they differ only in where the entries come from (one stream, handled
+// with Concurrency handlers, or a set's streams, merged in entry-id order).
+//
 // A second Run or Start while one runs returns [ErrRunning], the same value
 // from every package. A service may run again after it stopped (a
 // lanes.Worker is single-use). Graceful means: stop taking new work, let the

@@ -110,8 +110,8 @@ type ReadInfo struct {
 	Err      error
 }
 
-// DeliverHook observes every delivery of a [Consumer]: called when the
-// handler returned, with the outcome.
+// DeliverHook observes every delivery of a [Consumer] or [SetConsumer]:
+// called when the handler returned, with the outcome.
 type DeliverHook interface {
 	OnDeliver(ctx context.Context, d DeliverInfo)
 }

@@ -63,8 +63,8 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 			yield(Event{}, opError("follow", s.key, err))
 			return
 		}
-		out := followOutage{s: s, log: o.Logger}
-		after, stopped := s.followStart(ctx, o.From, &out, yield)
+		out := newFollowOutage[Event](s.c, o.Logger, "echomq: follow", "stream", s.key)
+		after, stopped := s.followStart(ctx, o.From, out, yield)
 		if stopped {
 			return
 		}
@@ -74,7 +74,7 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 				return
 			}
 			if err != nil {
-				if !out.failed(ctx, err, yield) {
+				if !out.failed(ctx, "read", err, yield) {
 					return
 				}
 				continue
@@ -101,7 +101,7 @@ func (s *Stream) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[Event, 
 // transient failure of the replay is not retried by the replay: following
 // from the last replayed entry delivers the rest of it, since a read after
 // an id returns the stored entries above it at once.
-func (s *Stream) followStart(ctx context.Context, from Bound, out *followOutage, yield func(Event, error) bool) (after EntryID, stopped bool) {
+func (s *Stream) followStart(ctx context.Context, from Bound, out *followOutage[Event], yield func(Event, error) bool) (after EntryID, stopped bool) {
 	if from.IsUnbounded() {
 		for {
 			info, ok, err := s.c.conn.XInfoStream(ctx, s.key)
@@ -109,7 +109,7 @@ func (s *Stream) followStart(ctx context.Context, from Bound, out *followOutage,
 				return after, true
 			}
 			if err != nil {
-				if !out.failed(ctx, err, yield) {
+				if !out.failed(ctx, "top", err, yield) {
 					return after, true
 				}
 				continue
@@ -134,7 +134,7 @@ func (s *Stream) followStart(ctx context.Context, from Bound, out *followOutage,
 			return after, true
 		}
 		if err != nil {
-			if !out.failed(ctx, err, yield) {
+			if !out.failed(ctx, "replay", err, yield) {
 				return after, true
 			}
 			return after, false // follow on from the last replayed entry

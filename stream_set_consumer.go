@@ -3,16 +3,11 @@ package echomq
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
-	"sync/atomic"
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/outage"
-	"github.com/echomq/echomq/internal/startstop"
-	"github.com/echomq/echomq/internal/wire"
 )
 
 // SetConsumerConfig configures [Client.SetConsumer]. Set, Group, Start and
@@ -64,15 +59,10 @@ type SetConsumerConfig struct {
 // failed entry is retried after MinIdle (or a handler's [RetryAfter]), out
 // of order by nature. It has the service methods of [Consumer].
 type SetConsumer struct {
-	c     *Client
-	cfg   SetConsumerConfig
-	log   *slog.Logger
-	watch *outage.Watch // logs each outage of the engine once
-	svc   startstop.Service
-	stats setCounters
+	c   *Client
+	cfg SetConsumerConfig
+	e   *consumerEngine // everything but the merged fetch loop (consumer_engine.go)
 }
-
-type setCounters struct{ delivered, acked, failed, dead, reclaimed, late atomic.Int64 }
 
 // SetConsumerStats are a set consumer's counters.
 type SetConsumerStats struct {
@@ -110,7 +100,13 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 		cfg.MaxDeliveries = DefaultMaxDeliveries
 	}
 	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
-	return &SetConsumer{c: c, cfg: cfg, log: log, watch: outage.New(log, "echomq: set consumer")}, nil
+	sc := &SetConsumer{c: c, cfg: cfg}
+	sc.e = newConsumerEngine(c, log, sc, consumerSpec{
+		name: "echomq: set consumer", op: "set consume", target: cfg.Set.String(),
+		queue: cfg.Set.queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
+		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle, perStream: true,
+	})
+	return sc, nil
 }
 
 func (cfg *SetConsumerConfig) check() error {
@@ -157,21 +153,21 @@ func (cfg *SetConsumerConfig) check() error {
 // (returned, logged as "echomq: set consumer: stopped on a permanent
 // error"). Errors: [ErrRunning], [ErrWrongType], [ErrClosed],
 // [*ServerError].
-func (sc *SetConsumer) Run(ctx context.Context) error { return sc.svc.Run(ctx, sc.consume) }
+func (sc *SetConsumer) Run(ctx context.Context) error { return sc.e.Run(ctx) }
 
 // Start runs [SetConsumer.Run] in a goroutine the consumer owns.
-func (sc *SetConsumer) Start(ctx context.Context) error { return sc.svc.Start(ctx, sc.consume) }
+func (sc *SetConsumer) Start(ctx context.Context) error { return sc.e.Start(ctx) }
 
 // Stop stops the consumer and waits until it stopped or ctx ends; it
 // returns the run's error.
-func (sc *SetConsumer) Stop(ctx context.Context) error { return sc.svc.Stop(ctx) }
+func (sc *SetConsumer) Stop(ctx context.Context) error { return sc.e.Stop(ctx) }
 
 // Stopped returns a channel closed when the run has ended.
-func (sc *SetConsumer) Stopped() <-chan struct{} { return sc.svc.Stopped() }
+func (sc *SetConsumer) Stopped() <-chan struct{} { return sc.e.Stopped() }
 
 // Stats returns the consumer's counters.
 func (sc *SetConsumer) Stats() SetConsumerStats {
-	s := &sc.stats
+	s := &sc.e.stats
 	return SetConsumerStats{Delivered: s.delivered.Load(), Acked: s.acked.Load(), Failed: s.failed.Load(),
 		Dead: s.dead.Load(), Reclaimed: s.reclaimed.Load(), Late: s.late.Load()}
 }
@@ -179,6 +175,7 @@ func (sc *SetConsumer) Stats() SetConsumerStats {
 // setRun is one Run of a set consumer.
 type setRun struct {
 	sc      *SetConsumer
+	e       *consumerEngine
 	stop    context.Context
 	io      context.Context
 	m       *merger
@@ -187,24 +184,15 @@ type setRun struct {
 	back    outage.Backoff        // the loop's retries
 }
 
+// consume is the set consumer's source of entries for its engine: the
+// merged loop, then the last flush of the acknowledgements.
 func (sc *SetConsumer) consume(ctx context.Context) error {
-	r := &setRun{sc: sc, stop: ctx, io: context.WithoutCancel(ctx), acks: map[*setCursor][]string{}, claimAt: map[*setCursor]string{}}
+	r := &setRun{sc: sc, e: sc.e, stop: ctx, io: context.WithoutCancel(ctx), acks: map[*setCursor][]string{}, claimAt: map[*setCursor]string{}}
 	r.m = &merger{set: sc.cfg.Set, count: int64(sc.cfg.Count), settle: sc.cfg.Settle, group: sc.cfg.Group, consumer: sc.cfg.Name, byName: map[string]*setCursor{}}
 	err := r.loop()
 	r.flush(true)
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		err = nil
-	}
-	return sc.ended(opError("set consume", sc.cfg.Set.String(), err))
-}
-
-// ended logs why a run ended, its context or a permanent error, and
-// returns err.
-func (sc *SetConsumer) ended(err error) error {
-	if err != nil {
-		sc.log.Error("echomq: set consumer: stopped on a permanent error", "err", err)
-	} else {
-		sc.log.Info("echomq: set consumer: stopped", "reason", "context ended")
 	}
 	return err
 }
@@ -241,7 +229,7 @@ func (r *setRun) loop() error {
 			}
 			continue
 		}
-		r.sc.watch.OK()
+		r.e.watch.OK()
 		r.back.Reset()
 		h := r.m.horizon()
 		n := 0
@@ -253,7 +241,7 @@ func (r *setRun) loop() error {
 			n++
 			r.deliver(c, ev, 1)
 		}
-		r.sc.stats.late.Store(r.m.late)
+		r.e.stats.late.Store(r.m.late)
 		r.flush(false)
 		if n > 0 {
 			continue
@@ -308,7 +296,12 @@ func (r *setRun) discover(first bool) error {
 	return nil
 }
 
-// deliver runs the handler on one entry and settles it.
+// origin returns where c's entries come from, as settling them needs it.
+func (r *setRun) origin(c *setCursor) origin {
+	return origin{name: c.name, key: c.key}
+}
+
+// deliver runs the handler on one entry and settles it on the engine.
 func (r *setRun) deliver(c *setCursor, ev Event, attempts int64) {
 	cfg := &r.sc.cfg
 	if ev.Fields == nil && ev.ID.IsZero() {
@@ -319,42 +312,18 @@ func (r *setRun) deliver(c *setCursor, ev Event, attempts int64) {
 		attempts = r.attempts(c, ev.Entry, attempts)
 	}
 	d := Delivery{Event: ev, Attempts: attempts, Queue: cfg.Set.queue, Stream: c.name, Group: cfg.Group, Consumer: cfg.Name}
-	limit := int64(cfg.MaxDeliveries)
-	if limit > 0 && attempts > limit {
-		r.dead(c, d, fmt.Sprintf("delivered %d times, over the limit of %d, without an outcome", attempts, limit))
+	o := r.origin(c)
+	if r.e.overLimit(r.io, o, d) {
 		return
 	}
 	hctx, cancel := context.WithTimeout(r.io, cfg.MinIdle-cfg.MinIdle/10)
-	err := r.call(hctx, d)
+	err := r.e.call(hctx, d)
 	cancel()
-	switch {
-	case err == nil:
+	if err == nil {
 		r.acks[c] = append(r.acks[c], ev.Entry.String())
 		return
-	case limit > 0 && (errors.Is(err, ErrDecode) || attempts >= limit):
-		r.dead(c, d, err.Error())
-		return
 	}
-	r.sc.stats.failed.Add(1)
-	var re *RetryError
-	if errors.As(err, &re) && cfg.MinIdle-max(re.Delay, 0) > 0 {
-		idle := cfg.MinIdle - max(re.Delay, 0)
-		if _, rerr := r.sc.c.conn.Release(r.io, c.key, cfg.Group, cfg.Name, idle, []string{ev.Entry.String()}); rerr == nil {
-			return
-		}
-	}
-	r.sc.log.Warn("handler failed; entry stays pending", "stream", c.name, "entry", ev.Entry, "attempts", attempts, "err", err)
-}
-
-func (r *setRun) call(ctx context.Context, d Delivery) (err error) {
-	r.sc.stats.delivered.Add(1)
-	defer func() {
-		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack()}
-			r.sc.log.Error("handler panic", "stream", d.Stream, "entry", d.Entry, "panic", v)
-		}
-	}()
-	return r.sc.cfg.Handle(ctx, d)
+	r.e.failed(r.io, o, ev.Entry.String(), d, err)
 }
 
 // attempts asks the engine for an entry's delivery count (a drained or
@@ -379,7 +348,7 @@ func (r *setRun) reclaim() error {
 		if cur == "" {
 			cur = "0-0"
 		}
-		ac, err := r.sc.c.conn.XAutoClaim(r.io, c.key, cfg.Group, cfg.Name, cfg.MinIdle, cur, int64(cfg.Count))
+		ac, err := r.e.reclaim(r.io, r.origin(c), cur, int64(cfg.Count))
 		if err != nil {
 			return err
 		}
@@ -393,7 +362,7 @@ func (r *setRun) reclaim() error {
 			if held[ev.Entry] {
 				continue // already this run's: the merge hands it out, or its ack is held back
 			}
-			r.sc.stats.reclaimed.Add(1)
+			r.e.stats.reclaimed.Add(1)
 			r.deliver(c, ev, 2)
 		}
 	}
@@ -417,89 +386,40 @@ func (r *setRun) ours(c *setCursor) map[EntryID]bool {
 	return held
 }
 
-// dead moves an entry to its stream's dead letters (see deadLetterPairs).
-func (r *setRun) dead(c *setCursor, d Delivery, cause string) {
-	cfg := &r.sc.cfg
-	deadKey := keyspace.DeadKey(cfg.Set.queue, c.name)
-	_, moved, err := moveToDead(r.io, r.sc.c, c.key, deadKey, cfg.Group, cfg.Name, d, cause)
-	switch {
-	case err != nil:
-		r.sc.log.Error("dead-lettering failed; entry stays pending", "stream", c.name, "entry", d.Entry, "err", err)
-	case moved:
-		r.sc.stats.dead.Add(1)
-		r.sc.log.Warn("entry moved to the dead letters", "stream", c.name, "entry", d.Entry, "error", cause)
-	}
-}
-
 // flush acknowledges what succeeded, per stream. An ack that fails with a
 // transient error stays buffered for the next flush (the outage logged
-// once), unless this is the last flush of the run, which tries three more
-// times; entries whose ack is given up stay pending and are delivered
-// again (at least once). The last flush takes settleTimeout at most in
-// all, so a stop against a hung engine is not held by one wait per stream.
+// once), unless this is the last flush of the run, which tries three times
+// (see [consumerEngine.ack]); entries whose ack is given up stay pending and are
+// delivered again (at least once). The last flush takes settleTimeout at
+// most in all, so a stop against a hung engine is not held by one wait per
+// stream.
 func (r *setRun) flush(last bool) {
-	base := r.io
+	base, mode := r.io, ackKeep
 	if last {
 		var cancel context.CancelFunc
 		base, cancel = context.WithTimeout(r.io, settleTimeout)
 		defer cancel()
+		mode = ackLast
 	}
 	for c, ids := range r.acks {
-		if len(ids) == 0 {
+		if len(ids) == 0 || !r.e.ack(base, r.stop, r.origin(c), ids, mode) {
 			delete(r.acks, c)
-			continue
-		}
-		for tries := 1; ; tries++ {
-			ctx, cancel := context.WithTimeout(base, settleTimeout)
-			_, err := r.sc.c.conn.XAck(ctx, c.key, r.sc.cfg.Group, ids...)
-			cancel()
-			if err == nil {
-				r.sc.watch.OK()
-				r.sc.stats.acked.Add(int64(len(ids)))
-				delete(r.acks, c)
-				break
-			}
-			if wire.Transient(err) {
-				r.sc.watch.Failed("ack", err)
-				if !last {
-					break // kept: sent again at the next flush
-				}
-				if tries < 3 && base.Err() == nil {
-					time.Sleep(time.Duration(tries) * 10 * time.Millisecond)
-					continue
-				}
-			}
-			r.sc.log.Error("ack failed; entries stay pending and will be delivered again", "stream", c.name, "entries", len(ids), "err", err)
-			delete(r.acks, c)
-			break
 		}
 	}
 }
 
-// retry handles a failed engine call of the loop: it waits out a transient
-// failure with the run's backoff (the outage logged once), or returns the
-// error. A group that vanished (destroyed by hand, or lost with the
-// engine's data) is created again on every stream.
+// retry handles a failed engine call of the loop (see [consumerEngine.retry]); a
+// group that vanished is created again on every stream.
 func (r *setRun) retry(what string, err error) error {
 	if r.stop.Err() != nil {
 		return nil
 	}
-	if errors.Is(err, ErrGroupNotFound) {
-		r.sc.log.Error("a group vanished; creating it again", "op", what, "err", err)
-		err = nil
+	return r.e.retry(r.stop, &r.back, what, err, func() error {
 		for _, c := range r.m.curs {
-			if _, err = r.sc.c.conn.XGroupCreate(r.io, c.key, r.sc.cfg.Group, "0"); err != nil {
-				break
+			if _, err := r.sc.c.conn.XGroupCreate(r.io, c.key, r.sc.cfg.Group, "0"); err != nil {
+				return err
 			}
 		}
-		if err == nil {
-			return nil
-		}
-	}
-	if !wire.Transient(err) {
-		return err
-	}
-	r.sc.watch.Failed(what, err)
-	outage.Sleep(r.stop, r.back.Next())
-	return nil
+		return nil
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
-	"github.com/echomq/echomq/internal/outage"
 )
 
 // Defaults of [SetFollowOpts] (and of the set consumer's matching fields).
@@ -194,7 +193,7 @@ func (f *SetFollower) Follow(ctx context.Context) iter.Seq2[SetEvent, error] {
 
 func (f *SetFollower) follow(ctx context.Context, yield func(SetEvent, error) bool) {
 	m := &merger{set: f.set, count: int64(f.opts.Count), settle: f.opts.Settle, byName: map[string]*setCursor{}}
-	out := &setOutage{c: f.set.c, set: f.set.String(), watch: outage.New(f.log, "echomq: set follow", "set", f.set.String())}
+	out := newFollowOutage[SetEvent](f.set.c, f.log, "echomq: set follow", "set", f.set.String())
 	fail := func(op string, err error) bool {
 		if ctx.Err() != nil {
 			return false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/outage"
+	"github.com/echomq/echomq/internal/startstop"
 )
 
 // ErrRunning means [Worker.Start] or [Worker.Run] was called on a worker that was
@@ -163,16 +164,15 @@ type Worker struct {
 
 	base      context.Context // handlers' parent: values of Start's ctx, never cancelled by it
 	stopping  atomic.Bool
-	stopClaim context.CancelFunc
-	stopLoops context.CancelFunc
 	dispatchW sync.WaitGroup
 	loopsW    sync.WaitGroup
 	handlersW sync.WaitGroup
 
-	started  atomic.Bool
-	stopOnce sync.Once
-	stopErr  error
-	stopped  chan struct{}
+	svc     startstop.Service  // Run, Start, Stop and Stopped
+	started atomic.Bool        // a worker runs once
+	end     context.CancelFunc // ends the run: a permanent error of the dispatcher
+	graceMu sync.Mutex
+	grace   context.Context // the ctx of the first Stop: the handlers' grace
 
 	stats  workerCounters
 	watch  *outage.Watch    // logs each outage of the engine once
@@ -215,7 +215,6 @@ func NewWorker(q *Queue, h Handler, cfg *WorkerConfig) (*Worker, error) {
 		freed:   make(chan struct{}, 1),
 		poke:    make(chan struct{}, 1),
 		due:     make(chan time.Duration, 64),
-		stopped: make(chan struct{}),
 		hooks:   echomq.HooksOf[echomq.JobHook](q.client),
 	}, nil
 }
@@ -228,29 +227,16 @@ func (w *Worker) Start(ctx context.Context) error {
 	if !w.started.CompareAndSwap(false, true) {
 		return ErrRunning
 	}
-	w.base = context.WithoutCancel(ctx)
-	claimCtx, stopClaim := context.WithCancel(context.Background())
-	loopCtx, stopLoops := context.WithCancel(context.Background())
-	w.stopClaim, w.stopLoops, w.halt = stopClaim, stopLoops, claimCtx
-	w.dispatchW.Add(1)
-	go w.dispatch(claimCtx)
-	for range w.cfg.Concurrency {
-		w.handlersW.Add(1)
-		go w.handle()
+	return w.svc.Start(ctx, w.serve)
+}
+
+// Run starts the worker, blocks until ctx is cancelled and then stops it
+// with WorkerConfig.ShutdownGrace. It returns the errors of Start and Stop.
+func (w *Worker) Run(ctx context.Context) error {
+	if !w.started.CompareAndSwap(false, true) {
+		return ErrRunning
 	}
-	w.loopsW.Add(2)
-	go w.heartbeat(loopCtx)
-	go w.janitor(loopCtx)
-	go func() { //nolint:gosec // G118: the grace of a stop must outlive ctx, which triggers it
-		select {
-		case <-ctx.Done():
-			grace, cancel := context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)
-			defer cancel()
-			_ = w.Stop(grace)
-		case <-w.stopped:
-		}
-	}()
-	return nil
+	return w.svc.Run(ctx, w.serve)
 }
 
 // Stop shuts the worker down: it stops claiming, releases the claimed jobs
@@ -265,49 +251,69 @@ func (w *Worker) Start(ctx context.Context) error {
 // for a worker never started.
 func (w *Worker) Stop(ctx context.Context) error {
 	if !w.started.Load() {
-		return nil
+		return nil // never run: nothing to stop, and no grace to keep
 	}
-	w.stopOnce.Do(func() {
-		w.stopping.Store(true)
-		w.stopClaim()
-		w.dispatchW.Wait()
-		var errs []error
-		for drained := false; !drained; {
-			select {
-			case r := <-w.queue:
-				errs = append(errs, w.giveBack(r))
-			default:
-				drained = true
-			}
-		}
-		close(w.queue)
-		errs = append(errs, w.drain(ctx))
-		w.stopLoops()
-		w.loopsW.Wait()
-		w.stopErr = errors.Join(append([]error{w.failed.get()}, errs...)...)
-		close(w.stopped)
-	})
-	<-w.stopped
-	return w.stopErr
+	w.graceMu.Lock()
+	if w.grace == nil {
+		w.grace = ctx
+	}
+	w.graceMu.Unlock()
+	// ctx is the handlers' grace, not a bound on the wait: the shutdown
+	// ends by itself cancelWait after the grace.
+	return w.svc.Stop(context.WithoutCancel(ctx))
 }
 
 // Stopped returns a channel closed once the worker has stopped (already
 // closed before Start).
-func (w *Worker) Stopped() <-chan struct{} {
-	if !w.started.Load() {
-		return closedChan // never run: stopped, as every service is before its first run
-	}
-	return w.stopped
-}
+func (w *Worker) Stopped() <-chan struct{} { return w.svc.Stopped() }
 
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-// Run starts the worker, blocks until ctx is cancelled and then stops it
-// with WorkerConfig.ShutdownGrace. It returns the errors of Start and Stop.
-func (w *Worker) Run(ctx context.Context) error {
-	if err := w.Start(ctx); err != nil {
-		return err
+// serve is the worker's run on [startstop.Service]: it starts the
+// dispatcher, the handlers, the heartbeat and the janitor, waits until ctx
+// ends (the end of Start's ctx or Run's, or Stop) or the dispatcher fails
+// permanently, then shuts them down within the grace of the first Stop, or
+// WorkerConfig.ShutdownGrace when none was called.
+func (w *Worker) serve(ctx context.Context) error {
+	ctx, w.end = context.WithCancel(ctx)
+	defer w.end()
+	w.base = context.WithoutCancel(ctx)
+	claimCtx, stopClaim := context.WithCancel(context.Background())
+	loopCtx, stopLoops := context.WithCancel(context.Background())
+	defer stopLoops()
+	w.halt = claimCtx
+	w.dispatchW.Add(1)
+	go w.dispatch(claimCtx)
+	for range w.cfg.Concurrency {
+		w.handlersW.Add(1)
+		go w.handle()
 	}
-	<-w.stopped
-	return w.stopErr
+	w.loopsW.Add(2)
+	go w.heartbeat(loopCtx)
+	go w.janitor(loopCtx)
+	<-ctx.Done()
+
+	w.graceMu.Lock()
+	grace := w.grace
+	w.graceMu.Unlock()
+	if grace == nil {
+		var cancel context.CancelFunc
+		grace, cancel = context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)
+		defer cancel()
+	}
+	w.stopping.Store(true)
+	stopClaim()
+	w.dispatchW.Wait()
+	var errs []error
+	for drained := false; !drained; {
+		select {
+		case r := <-w.queue:
+			errs = append(errs, w.giveBack(r))
+		default:
+			drained = true
+		}
+	}
+	close(w.queue)
+	errs = append(errs, w.drain(grace))
+	stopLoops()
+	w.loopsW.Wait()
+	return errors.Join(append([]error{w.failed.get()}, errs...)...)
 }

@@ -43,20 +43,15 @@ func (w *Worker) engineFailed(op string, err error) (permanent bool) {
 }
 
 // failPermanently stops the worker on a permanent error of its dispatcher
-// (a closed client, a key of the wrong type): the error is logged, then
-// returned by [Worker.Run] and [Worker.Stop]. The stop runs on a goroutine
-// of its own, which ends when the stop does, since the dispatcher that
-// calls this is one of the goroutines Stop waits for.
+// (a closed client, a key of the wrong type): the error is logged, the run
+// ends (with WorkerConfig.ShutdownGrace, unless a Stop gave its own) and
+// [Worker.Run] and [Worker.Stop] return it.
 func (w *Worker) failPermanently(err error) {
 	if !w.failed.set(err) {
 		return
 	}
 	w.log.Error("echomq: lanes worker: stopped on a permanent error", "err", err)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)
-		defer cancel()
-		_ = w.Stop(ctx)
-	}()
+	w.end()
 }
 
 // settle runs one settle call (complete, fail, kill, release), retrying a

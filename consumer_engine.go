@@ -1,0 +1,111 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/echomq/echomq/internal/outage"
+	"github.com/echomq/echomq/internal/startstop"
+)
+
+// consumerEngine is the one consumer engine behind [Consumer] and [SetConsumer],
+// which are thin fronts over it: the service lifecycle, the handler call
+// (panic recovery, DeliverHooks), the settling of its outcome
+// (acknowledgement, a retry after RetryAfter, the dead letters after
+// MaxDeliveries; consumer_engine_settle.go), XAUTOCLAIM reclaims,
+// acknowledgements in batches and the retry of a failed fetch
+// (consumer_engine_ack.go), the outage watch, the stats and the lines that
+// say why a run ended.
+//
+// What differs is only where the entries come from, its source: one stream
+// read by a fetch loop feeding Concurrency handlers (consumer_run.go), or
+// the streams of a set merged in entry-id order and handed to one handler
+// (stream_set_consumer.go). Each source's fetch loop calls back into the
+// engine for everything that happens to an entry once it was fetched.
+type consumerEngine struct {
+	c      *Client
+	src    consumerSource
+	log    *slog.Logger
+	name   string // "echomq: consumer" or "echomq: set consumer": the prefix of its lines
+	op     string // the operation its errors name: "consume" or "set consume"
+	target string // what its errors name: the stream's key or the set
+
+	queue, group, consumer string
+	handle                 HandlerFunc
+	limit                  int64 // MaxDeliveries; at or below 0: no dead letters
+	minIdle                time.Duration
+	perStream              bool // its deliveries come from many streams: lines name the stream
+
+	svc   startstop.Service // Run, Start, Stop and Stopped
+	watch *outage.Watch     // logs each outage of the engine once
+	stats consumerCounters
+}
+
+// consumerSource is where an engine's entries come from: one run of its fetch
+// loop, until ctx ends (nil) or a permanent error (returned).
+type consumerSource interface {
+	consume(ctx context.Context) error
+}
+
+// consumerSpec is what a front tells the engine about itself.
+type consumerSpec struct {
+	name, op, target       string
+	queue, group, consumer string
+	handle                 HandlerFunc
+	maxDeliveries          int
+	minIdle                time.Duration
+	perStream              bool
+}
+
+func newConsumerEngine(c *Client, log *slog.Logger, src consumerSource, s consumerSpec) *consumerEngine {
+	return &consumerEngine{
+		c: c, src: src, log: log, name: s.name, op: s.op, target: s.target,
+		queue: s.queue, group: s.group, consumer: s.consumer, handle: s.handle,
+		limit: int64(s.maxDeliveries), minIdle: s.minIdle, perStream: s.perStream,
+		watch: outage.New(log, s.name),
+	}
+}
+
+// Run, Start, Stop and Stopped are the service methods of both fronts.
+func (e *consumerEngine) Run(ctx context.Context) error {
+	err := e.svc.Run(ctx, e.run)
+	if errors.Is(err, ErrRunning) {
+		return opError(e.op, e.target, err)
+	}
+	return err
+}
+
+func (e *consumerEngine) Start(ctx context.Context) error {
+	if err := e.svc.Start(ctx, e.run); err != nil {
+		return opError(e.op, e.target, err)
+	}
+	return nil
+}
+
+func (e *consumerEngine) Stop(ctx context.Context) error { return e.svc.Stop(ctx) }
+
+func (e *consumerEngine) Stopped() <-chan struct{} { return e.svc.Stopped() }
+
+// run is one run of the source, logged when it ends.
+func (e *consumerEngine) run(ctx context.Context) error {
+	return e.ended(opError(e.op, e.target, e.src.consume(ctx)))
+}
+
+// ended logs why a run ended, its context or a permanent error, and
+// returns err.
+func (e *consumerEngine) ended(err error) error {
+	if err != nil {
+		e.log.Error(e.name+": stopped on a permanent error", "err", err)
+	} else {
+		e.log.Info(e.name+": stopped", "reason", "context ended")
+	}
+	return err
+}
+
+// consumerCounters are the engine's stats; each front shows its share.
+type consumerCounters struct {
+	delivered, acked, failed, panics, dead, trimmed, reclaimed, expired, released, late atomic.Int64
+}
