@@ -17,7 +17,7 @@ SHELL := bash
 
 GO       ?= go
 PKGS     ?= github.com/echomq/echomq/...
-MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill
+MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill webkit
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
 # The packages the Valkey pass of `make test` runs again: all of them (the
