@@ -3,111 +3,32 @@ package dashboard_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/dashboard"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/webkit/browsertest"
 )
-
-// chromium returns the path of a Chromium or Chrome, or "" when the
-// machine has none. CHROMIUM names one explicitly.
-func chromium() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// artifacts returns the directory screenshots go to: WEB_ARTIFACTS when
-// set, else a fresh temporary directory that outlives the test so the
-// images can be looked at.
-func artifacts(t *testing.T) string {
-	dir := os.Getenv("WEB_ARTIFACTS")
-	if dir == "" {
-		d, err := os.MkdirTemp("", "echomq-dashboard-")
-		require.NoError(t, err)
-		dir = d
-	}
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	return dir
-}
-
-// viewports are the widths every browser pass runs at.
-var viewports = []struct {
-	name          string
-	width, height int64
-}{
-	{"desktop", 1280, 800},
-	{"phone", 390, 844},
-}
-
-// startChromium starts a headless browser on a fresh profile and returns
-// the context of its first tab; the test's cleanup stops it.
-func startChromium(t *testing.T, exe string) context.Context {
-	t.Helper()
-	// A fresh profile, removed by hand: the browser's helper processes may
-	// still write to it a moment after the browser exits, which
-	// t.TempDir's strict cleanup would report as a failure.
-	profile, err := os.MkdirTemp("", "echomq-dashboard-chromium-")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		for range 20 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(profile),
-	)
-	t.Cleanup(cancelAlloc)
-	root, cancelRoot := chromedp.NewContext(alloc)
-	t.Cleanup(cancelRoot)
-	require.NoError(t, chromedp.Run(root), "start %s", exe)
-	return root
-}
 
 // shooter returns an action that writes a full-page screenshot to
 // dir/dashboard-<pass>-<step>.png.
 func shooter(dir, pass string) func(step string) chromedp.Action {
-	return func(step string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var b []byte
-			if err := chromedp.FullScreenshot(&b, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("dashboard-%s-%s.png", pass, step)), b, 0o644)
-		})
-	}
+	return browsertest.Shooter(dir, "dashboard-", pass)
+}
+
+// newConsole collects what the pages of a tab report as errors: script
+// exceptions, console errors and warnings and the browser's own error and
+// warning entries (a Content-Security-Policy violation, an invalid
+// pattern, a failed script), but not the "failed to load resource" line of
+// a page answered with an error status on purpose.
+func newConsole() *browsertest.Console {
+	return &browsertest.Console{Warnings: true, SkipNetwork: true}
 }
 
 // checkPageJS lists what fails the basics on the page: form fields
@@ -138,59 +59,6 @@ func checkPage(page string) chromedp.Action {
 		}
 		if len(bad) > 0 {
 			return fmt.Errorf("%s page: %s", page, strings.Join(bad, "; "))
-		}
-		return nil
-	})
-}
-
-// consoleErrors collects what the pages of a tab report as errors: script
-// exceptions, console.error calls and the browser's own error entries (a
-// Content-Security-Policy violation, an invalid pattern, a failed script),
-// but not the "failed to load resource" line of a page answered with an
-// error status on purpose.
-type consoleErrors struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-// listen starts collecting in the tab of ctx.
-func (c *consoleErrors) listen(ctx context.Context) chromedp.Action {
-	chromedp.ListenTarget(ctx, func(ev any) {
-		var msg string
-		switch e := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			msg = "exception: " + e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
-				msg = "console." + string(e.Type) + ":"
-				for _, a := range e.Args {
-					msg += " " + string(a.Value) + a.Description
-				}
-			}
-		case *cdplog.EventEntryAdded:
-			if (e.Entry.Level == cdplog.LevelError || e.Entry.Level == cdplog.LevelWarning) && e.Entry.Source != cdplog.SourceNetwork {
-				msg = string(e.Entry.Source) + ": " + e.Entry.Text + " (" + e.Entry.URL + ")"
-			}
-		}
-		if msg != "" {
-			c.mu.Lock()
-			c.errs = append(c.errs, msg)
-			c.mu.Unlock()
-		}
-	})
-	return cdplog.Enable()
-}
-
-// none fails if any error was collected.
-func (c *consoleErrors) none(what string) chromedp.Action {
-	return chromedp.ActionFunc(func(context.Context) error {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if len(c.errs) > 0 {
-			return fmt.Errorf("%s: console errors: %s", what, strings.Join(c.errs, "; "))
 		}
 		return nil
 	})
@@ -279,14 +147,11 @@ func text(ctx context.Context, t *testing.T, sel string) string {
 // is gone, and on a read-only dashboard.
 func TestBrowser(t *testing.T) {
 	t.Parallel()
-	exe := chromium()
-	if exe == "" {
-		t.Skip("no Chromium found (install it: make chromium, or apt-get install -y chromium; or set CHROMIUM=/path/to/browser)")
-	}
+	exe := browsertest.Need(t)
 	b := setup(t, nil)
 	ids, w := b.archived(t, 7, 3)
-	dls := b.deadLetters(t, "audit", len(viewports))
-	for range viewports {
+	dls := b.deadLetters(t, "audit", len(browsertest.Viewports))
+	for range browsertest.Viewports {
 		b.deadJob(t, "PLR-ada")
 	}
 	for range 2 {
@@ -294,21 +159,21 @@ func TestBrowser(t *testing.T) {
 		require.NoError(t, err)
 	}
 	ro := setup(t, func(c *dashboard.Config) { c.ReadOnly = true })
-	dir := artifacts(t)
+	dir := browsertest.Artifacts(t, "echomq-dashboard-")
 	t.Logf("screenshots in %s", dir)
-	root := startChromium(t, exe)
+	root := browsertest.Start(t, exe)
 
-	for i, vp := range viewports {
+	for i, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 60*time.Second)
-		shot := shooter(dir, vp.name)
+		shot := shooter(dir, vp.Name)
 		q := b.srv.URL + "/q/" + b.queue
-		console := &consoleErrors{}
-		run(t, ctx, vp.name+": listen", console.listen(ctx))
+		console := newConsole()
+		run(t, ctx, vp.Name+": listen", console.Listen(ctx))
 
 		// Sign in; the overview's numbers arrive live.
-		run(t, ctx, vp.name+": sign in",
+		run(t, ctx, vp.Name+": sign in",
 			clearCookies,
-			chromedp.EmulateViewport(vp.width, vp.height),
+			chromedp.EmulateViewport(vp.Width, vp.Height),
 			chromedp.Navigate(b.srv.URL+"/"),
 			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
 			checkPage("sign-in"),
@@ -329,7 +194,7 @@ func TestBrowser(t *testing.T) {
 			{"verify", "/archive/" + b.queue + "/orders/verify", "main h1"},
 			{"projections", "/projections", "main h1"},
 		} {
-			run(t, ctx, vp.name+": "+pg.name,
+			run(t, ctx, vp.Name+": "+pg.name,
 				chromedp.Navigate(b.srv.URL+pg.path),
 				chromedp.WaitVisible(pg.sel, chromedp.ByQuery),
 				checkPage(pg.name),
@@ -340,7 +205,7 @@ func TestBrowser(t *testing.T) {
 		// The stream's first page: four archived events, the seam, a live
 		// one; the next page is live.
 		var archived, live, seams int
-		run(t, ctx, vp.name+": stream",
+		run(t, ctx, vp.Name+": stream",
 			chromedp.Navigate(q+"/streams/orders?n=5"),
 			chromedp.WaitVisible(`#events`, chromedp.ByQuery),
 			count(`document.querySelectorAll("#events tr.archived").length`, &archived),
@@ -351,7 +216,7 @@ func TestBrowser(t *testing.T) {
 		)
 		require.Equal(t, []int{4, 1, 1}, []int{archived, live, seams})
 		require.Contains(t, text(ctx, t, "#watermark"), w.String())
-		run(t, ctx, vp.name+": next page",
+		run(t, ctx, vp.Name+": next page",
 			clickThrough(`#next`),
 			chromedp.WaitVisible(`#prev`, chromedp.ByQuery),
 			count(`document.querySelectorAll("#events tr.livetail").length`, &live),
@@ -359,7 +224,7 @@ func TestBrowser(t *testing.T) {
 		)
 		require.Equal(t, []int{0, 2}, []int{archived, live})
 		// A time window that starts in the archive and ends in the live tail.
-		run(t, ctx, vp.name+": window",
+		run(t, ctx, vp.Name+": window",
 			chromedp.Navigate(q+"/streams/orders"),
 			chromedp.WaitVisible(`#from`, chromedp.ByQuery),
 			chromedp.SendKeys(`#from`, ids[2].EntryID().String(), chromedp.ByQuery),
@@ -372,7 +237,7 @@ func TestBrowser(t *testing.T) {
 		require.Equal(t, 3, live, "events 2, 3 (archived) and 4 (live)")
 
 		// Replay a dead letter.
-		run(t, ctx, vp.name+": replay",
+		run(t, ctx, vp.Name+": replay",
 			chromedp.Navigate(q+"/streams/audit/dead"),
 			chromedp.WaitVisible(`#dead`, chromedp.ByQuery),
 			checkPage("dead letters"),
@@ -386,7 +251,7 @@ func TestBrowser(t *testing.T) {
 		require.Error(t, err, "the dead letter is gone")
 
 		// Retry a dead job; pause and resume a lane.
-		run(t, ctx, vp.name+": retry",
+		run(t, ctx, vp.Name+": retry",
 			chromedp.Navigate(q+"/lanes"),
 			chromedp.WaitVisible(`#dead-jobs`, chromedp.ByQuery),
 			checkPage("lanes"),
@@ -396,18 +261,18 @@ func TestBrowser(t *testing.T) {
 		require.Contains(t, text(ctx, t, "#flash"), "Retried dead job JOB")
 		st, err := b.lanes.Stats(b.ctx)
 		require.NoError(t, err)
-		require.Equal(t, int64(len(viewports)-1-i), st.Dead)
-		run(t, ctx, vp.name+": pause",
+		require.Equal(t, int64(len(browsertest.Viewports)-1-i), st.Dead)
+		run(t, ctx, vp.Name+": pause",
 			chromedp.SendKeys(`#lane`, "PLR-bob", chromedp.ByQuery),
 			clickThrough(`#lane-pause`),
 		)
 		require.Equal(t, "Paused lane PLR-bob.", text(ctx, t, "#flash"))
-		run(t, ctx, vp.name+": shot", shot("lanes-paused"))
+		run(t, ctx, vp.Name+": shot", shot("lanes-paused"))
 		require.Equal(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
 		li, err := b.lanes.Lane(b.ctx, "PLR-bob")
 		require.NoError(t, err)
 		require.True(t, li.Paused)
-		run(t, ctx, vp.name+": resume", clickThrough(`#lanes tr[data-lane="PLR-bob"] button`))
+		run(t, ctx, vp.Name+": resume", clickThrough(`#lanes tr[data-lane="PLR-bob"] button`))
 		require.Equal(t, "Resumed lane PLR-bob.", text(ctx, t, "#flash"))
 		require.NotEqual(t, "paused", text(ctx, t, `#lanes tr[data-lane="PLR-bob"] .lane-state`))
 		li, err = b.lanes.Lane(b.ctx, "PLR-bob")
@@ -416,7 +281,7 @@ func TestBrowser(t *testing.T) {
 
 		// The session ends (its cookie is gone): the next write is refused
 		// and nothing changes.
-		run(t, ctx, vp.name+": refused without the token",
+		run(t, ctx, vp.Name+": refused without the token",
 			clearCookies,
 			clickThrough(`#queue-toggle`),
 			chromedp.WaitVisible(`#error`, chromedp.ByQuery),
@@ -431,7 +296,7 @@ func TestBrowser(t *testing.T) {
 		// anyway (with a valid session and CSRF token) is refused.
 		roq := ro.srv.URL + "/q/" + ro.queue
 		var buttons int
-		run(t, ctx, vp.name+": read-only",
+		run(t, ctx, vp.Name+": read-only",
 			chromedp.Navigate(roq+"/lanes"),
 			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
 			chromedp.SendKeys(`#token`, token, chromedp.ByQuery),
@@ -450,7 +315,7 @@ func TestBrowser(t *testing.T) {
 		rst, err := ro.lanes.Stats(ro.ctx)
 		require.NoError(t, err)
 		require.False(t, rst.Paused)
-		run(t, ctx, vp.name+": console", console.none("the dashboard's pages"))
+		run(t, ctx, vp.Name+": console", console.None("the dashboard's pages"))
 		cancel()
 	}
 }
@@ -461,23 +326,20 @@ func TestBrowser(t *testing.T) {
 // the page returns by itself, with no console error on the way.
 func TestBrowserOutage(t *testing.T) {
 	t.Parallel()
-	exe := chromium()
-	if exe == "" {
-		t.Skip("no Chromium found (install it: make chromium, or apt-get install -y chromium; or set CHROMIUM=/path/to/browser)")
-	}
+	exe := browsertest.Need(t)
 	srv := echomqtest.StartPersistent(t)
 	b := setupOn(t, srv.URL(), nil)
 	b.appendN(t, "orders", 3)
-	dir := artifacts(t)
-	root := startChromium(t, exe)
-	for _, vp := range viewports {
+	dir := browsertest.Artifacts(t, "echomq-dashboard-")
+	root := browsertest.Start(t, exe)
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 90*time.Second)
-		shot := shooter(dir, vp.name)
-		console := &consoleErrors{}
-		run(t, ctx, vp.name+": overview",
-			console.listen(ctx),
+		shot := shooter(dir, vp.Name)
+		console := newConsole()
+		run(t, ctx, vp.Name+": overview",
+			console.Listen(ctx),
 			clearCookies,
-			chromedp.EmulateViewport(vp.width, vp.height),
+			chromedp.EmulateViewport(vp.Width, vp.Height),
 			chromedp.Navigate(b.srv.URL+"/"),
 			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
 			chromedp.SendKeys(`#token`, token, chromedp.ByQuery),
@@ -485,7 +347,7 @@ func TestBrowserOutage(t *testing.T) {
 			chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 		)
 		require.NoError(t, srv.Kill())
-		run(t, ctx, vp.name+": outage under an open page",
+		run(t, ctx, vp.Name+": outage under an open page",
 			chromedp.WaitVisible(`#engine-state`, chromedp.ByQuery),
 			shot("outage-live"),
 			chromedp.Navigate(b.srv.URL+"/"),
@@ -495,11 +357,11 @@ func TestBrowserOutage(t *testing.T) {
 		)
 		require.Contains(t, text(ctx, t, "#engine-down"), "cannot reach the engine")
 		srv.Restart(t)
-		run(t, ctx, vp.name+": back by itself",
+		run(t, ctx, vp.Name+": back by itself",
 			chromedp.WaitVisible(`main table`, chromedp.ByQuery), // the notice reloaded itself
 			chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 			chromedp.WaitNotVisible(`#engine-state`, chromedp.ByQuery),
-			console.none("outage"),
+			console.None("outage"),
 		)
 		cancel()
 	}

@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -83,4 +84,15 @@ func (c *Console) Take(expected ...string) []string {
 	}
 	c.errs = nil
 	return out
+}
+
+// None is an action that fails, listing them, if errors were seen since
+// the last Take (what names the pages, for the message).
+func (c *Console) None(what string) chromedp.Action {
+	return chromedp.ActionFunc(func(context.Context) error {
+		if errs := c.Take(); len(errs) > 0 {
+			return fmt.Errorf("%s: console errors: %s", what, strings.Join(errs, "; "))
+		}
+		return nil
+	})
 }
