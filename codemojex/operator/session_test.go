@@ -191,3 +191,26 @@ func TestStaticAndNotFound(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, res.status)
 	require.Equal(t, "/op/rooms", res.location)
 }
+
+// A sign-in or a form the browser marks cross-site is refused (403) and
+// changes nothing, even with the right token and a valid session.
+func TestCrossSiteRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	b := h.browser()
+	cross := func(path string, form url.Values) result {
+		req, err := http.NewRequest(http.MethodPost, h.url+path, strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		return b.do(req)
+	}
+	res := cross("/op/signin", url.Values{"token": {opToken}})
+	require.Equal(t, http.StatusForbidden, res.status)
+	require.Empty(t, res.cookies)
+
+	b = h.signedIn()
+	res = cross("/op/rooms", url.Values{"name": {"Vault"}, "set": {"animals"}, "csrf": {b.csrf()}})
+	require.Equal(t, http.StatusForbidden, res.status)
+	require.Empty(t, h.rooms())
+}

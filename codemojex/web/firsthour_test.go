@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/webkit/browsertest"
 )
 
 // TestBrowserFirstHour walks every page of the game and of the operator
@@ -27,12 +28,12 @@ import (
 func TestBrowserFirstHour(t *testing.T) {
 	t.Parallel()
 	h, dir, root := browserRun(t)
-	for _, vp := range viewports {
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 90*time.Second)
 		errs, err := watchConsole(ctx)
 		require.NoError(t, err)
-		p := &pass{t: t, h: h, ctx: ctx, name: vp.name, phone: vp.width < 700, shot: shooter(dir, "hour-"+vp.name), errors: errs}
-		require.NoError(t, chromedp.Run(ctx, chromedp.EmulateViewport(vp.width, vp.height)))
+		p := &pass{t: t, h: h, ctx: ctx, name: vp.Name, phone: vp.Width < 700, shot: shooter(dir, "hour-"+vp.Name), errors: errs}
+		require.NoError(t, chromedp.Run(ctx, chromedp.EmulateViewport(vp.Width, vp.Height)))
 		firstHour(p)
 		operatorPages(p)
 		cancel()
@@ -56,9 +57,7 @@ func TestBrowserConsoleCatches(t *testing.T) {
 		chromedp.Poll(`true`, nil),
 	))
 	require.Eventually(t, func() bool {
-		errs.mu.Lock()
-		defer errs.mu.Unlock()
-		return slices.ContainsFunc(errs.errs, func(e string) bool { return strings.Contains(e, "Pattern attribute value") })
+		return slices.ContainsFunc(errs.Seen(), func(e string) bool { return strings.Contains(e, "Pattern attribute value") })
 	}, 5*time.Second, 50*time.Millisecond, "the watch misses the invalid pattern")
 }
 

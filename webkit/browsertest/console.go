@@ -71,6 +71,13 @@ func (c *Console) message(ev any) string {
 	return ""
 }
 
+// Seen returns the errors seen since the last Take, leaving them there.
+func (c *Console) Seen() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.errs)
+}
+
 // Take returns the errors seen since the last Take, leaving out those
 // that contain one of the expected texts.
 func (c *Console) Take(expected ...string) []string {
