@@ -113,7 +113,7 @@ func Artifacts(t testing.TB, prefix string) string {
 		}
 		dir = d
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // G703: WEB_ARTIFACTS is the tester's own choice of directory
 		t.Fatalf("artifacts: %v", err)
 	}
 	return dir
