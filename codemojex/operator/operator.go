@@ -92,6 +92,7 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	static, _ := fs.Sub(assets, "assets/static")
 	m := h.mux
 	m.Handle("GET /op/static/", http.StripPrefix("/op/static/", http.FileServerFS(static)))
+	m.Handle("GET /op/static/base.css", webkit.StyleHandler())
 	m.HandleFunc("GET /op/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/op/rooms", http.StatusSeeOther)
 	})

@@ -183,9 +183,13 @@ func TestStaticAndNotFound(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	b := h.browser()
-	res := b.get("/op/static/op.css")
-	require.Equal(t, http.StatusOK, res.status)
-	require.Contains(t, res.header.Get("Content-Type"), "text/css")
+	for _, sheet := range []string{"/op/static/base.css", "/op/static/op.css"} {
+		res := b.get(sheet)
+		require.Equal(t, http.StatusOK, res.status, sheet)
+		require.Contains(t, res.header.Get("Content-Type"), "text/css", sheet)
+	}
+	res := b.get("/op/signin")
+	require.Contains(t, res.body, `href="/op/static/base.css"`)
 	require.Equal(t, http.StatusNotFound, b.get("/op/nope").status)
 	res = b.get("/op/")
 	require.Equal(t, http.StatusSeeOther, res.status)

@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/webkit"
 )
 
 //go:embed assets
@@ -95,6 +96,7 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	}
 	static, _ := fs.Sub(assets, "assets/static")
 	h.mux.Handle("GET /web/static/", http.StripPrefix("/web/static/", http.FileServerFS(static)))
+	h.mux.Handle("GET /web/static/base.css", webkit.StyleHandler())
 	h.mux.HandleFunc("GET /{$}", h.page("lobby"))
 	h.mux.HandleFunc("GET /web/games/{id}", h.page("game"))
 	h.mux.HandleFunc("GET /web/results", h.page("results"))
