@@ -31,18 +31,12 @@ func newConsole() *browsertest.Console {
 	return &browsertest.Console{Warnings: true, SkipNetwork: true}
 }
 
-// checkPageJS lists what fails the basics on the page: form fields
-// without a label, buttons and links without a name, charts without a
-// text alternative, headings that skip a level, and content wider than
-// the viewport (the tables scroll inside their own box instead).
+// checkPageJS lists what fails the dashboard's own basics on the page:
+// headings that skip a level or not one h1, and content wider than the
+// viewport (the tables scroll inside their own box instead). Names and
+// labels are the shared audit's (browsertest.Audit).
 const checkPageJS = `(() => {
   const bad = [];
-  for (const el of document.querySelectorAll("input:not([type=hidden]), select, textarea"))
-    if (!el.labels || el.labels.length === 0) bad.push("unlabelled field " + (el.id || el.name));
-  for (const el of document.querySelectorAll("button, a[href]"))
-    if (!(el.getAttribute("aria-label") || el.textContent).trim()) bad.push("nameless " + el.outerHTML.slice(0, 60));
-  for (const el of document.querySelectorAll("svg[role=img]"))
-    if (!el.getAttribute("aria-label")) bad.push("chart without a label");
   if (document.querySelectorAll("h1").length !== 1) bad.push("want one h1");
   let last = 0;
   for (const h of document.querySelectorAll("h1, h2, h3")) { const n = +h.tagName[1]; if (n > last + 1) bad.push("heading skips to " + h.tagName); last = n; }
@@ -50,8 +44,16 @@ const checkPageJS = `(() => {
   return bad;
 })()`
 
-// checkPage fails listing every offence checkPageJS finds on the page.
+// checkPage fails listing every offence checkPageJS finds on the page,
+// then runs the accessibility audit both web suites share
+// (browsertest.Audit: every control named and reachable by keyboard, no
+// click or key handler on anything else).
 func checkPage(page string) chromedp.Action {
+	return chromedp.Tasks{basics(page), browsertest.Audit(page)}
+}
+
+// basics fails listing every offence checkPageJS finds on the page.
+func basics(page string) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		var bad []string
 		if err := chromedp.Evaluate(checkPageJS, &bad).Do(ctx); err != nil {

@@ -40,27 +40,6 @@ func TestBrowserFirstHour(t *testing.T) {
 	}
 }
 
-// consoleCatches plants an input with the pattern the sign-in used to
-// have, invalid under the v flag browsers compile patterns with, and
-// checks the console watch reports it, so a clean console means something.
-func TestBrowserConsoleCatches(t *testing.T) {
-	t.Parallel()
-	h, _, root := browserRun(t)
-	ctx, cancel := context.WithTimeout(root, 20*time.Second)
-	defer cancel()
-	errs, err := watchConsole(ctx)
-	require.NoError(t, err)
-	require.NoError(t, chromedp.Run(ctx,
-		chromedp.Navigate(h.url+"/web/results"),
-		chromedp.WaitVisible(`#results`, chromedp.ByQuery),
-		chromedp.Evaluate(`(() => { const i = document.createElement("input"); i.pattern = "[A-Za-z0-9._-]+"; i.value = "x"; document.body.append(i); return i.checkValidity(); })()`, nil),
-		chromedp.Poll(`true`, nil),
-	))
-	require.Eventually(t, func() bool {
-		return slices.ContainsFunc(errs.Seen(), func(e string) bool { return strings.Contains(e, "Pattern attribute value") })
-	}, 5*time.Second, 50*time.Millisecond, "the watch misses the invalid pattern")
-}
-
 func firstHour(p *pass) {
 	t, h, ctx := p.t, p.h, p.ctx
 	bg := context.Background()

@@ -99,3 +99,8 @@ func (e *endScreen) read() chromedp.Action {
 		chromedp.Text(`#end-you`, &e.you, chromedp.ByQuery),
 	}
 }
+
+// audit checks the current page with the accessibility audit both web
+// suites share (browsertest.Audit: every control named and reachable by
+// keyboard, no click or key handler on anything else).
+func audit(page string) chromedp.Action { return browsertest.Audit(page) }
