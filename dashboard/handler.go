@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
@@ -32,7 +31,7 @@ type Handler struct {
 	mux      *http.ServeMux
 	rates    *rateCache
 
-	live      atomic.Int64 // live update streams open
+	live      *webkit.StreamLimit // live update streams open
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -71,7 +70,7 @@ func New(client *echomq.Client, cfg *Config) (*Handler, error) {
 		return nil, &echomq.ArgumentError{Name: "Prefix", Reason: `must start with "/" and not end with one (like "/ops")`}
 	}
 	h := &Handler{client: client, cfg: c, byName: map[string]*queueView{}, policies: map[string]archive.Policy{},
-		rates: newRateCache(), closed: make(chan struct{})}
+		rates: newRateCache(), closed: make(chan struct{}), live: webkit.NewStreamLimit(c.MaxLive, 0)}
 	for _, q := range c.Queues {
 		v, err := newQueueView(client, q)
 		if err != nil {

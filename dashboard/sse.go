@@ -38,12 +38,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 	}
-	if h.live.Add(1) > int64(h.cfg.MaxLive) {
-		h.live.Add(-1)
+	release, ok, _ := h.live.Acquire(r)
+	if !ok {
 		webkit.Refuse(w, http.StatusServiceUnavailable, 10*time.Second, "too many live update streams open; retry later")
 		return
 	}
-	defer h.live.Add(-1)
+	defer release()
 	s, err := webkit.Open(w, r, webkit.StreamConfig{Retry: 5 * time.Second, KeepAlive: 15 * time.Second})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -57,7 +57,7 @@ func (h *Handler) name(ctx context.Context, m map[string]any, winners string) {
 // keeps one game's notices. A client that reconnects is not replayed what
 // it missed: the page reloads what it shows instead.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
-	release, ok, global := h.caps.acquire(r)
+	release, ok, global := h.caps.Acquire(r)
 	if !ok {
 		if global {
 			webkit.Refuse(w, http.StatusServiceUnavailable, 5*time.Second, "too many live feeds open; retry later")
