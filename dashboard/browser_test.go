@@ -45,11 +45,12 @@ const checkPageJS = `(() => {
 })()`
 
 // checkPage fails listing every offence checkPageJS finds on the page,
-// then runs the accessibility audit both web suites share
+// then runs the checks both web suites share: the accessibility audit
 // (browsertest.Audit: every control named and reachable by keyboard, no
-// click or key handler on anything else).
+// click or key handler on anything else) and the text's contrast in the
+// colour scheme shown (browsertest.Contrast).
 func checkPage(page string) chromedp.Action {
-	return chromedp.Tasks{basics(page), browsertest.Audit(page)}
+	return chromedp.Tasks{basics(page), browsertest.Audit(page), browsertest.Contrast(page)}
 }
 
 // basics fails listing every offence checkPageJS finds on the page.
@@ -175,7 +176,7 @@ func TestBrowser(t *testing.T) {
 		// Sign in; the overview's numbers arrive live.
 		run(t, ctx, vp.Name+": sign in",
 			clearCookies,
-			chromedp.EmulateViewport(vp.Width, vp.Height),
+			vp.Emulate(),
 			chromedp.Navigate(b.srv.URL+"/"),
 			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
 			checkPage("sign-in"),
@@ -341,7 +342,7 @@ func TestBrowserOutage(t *testing.T) {
 		run(t, ctx, vp.Name+": overview",
 			console.Listen(ctx),
 			clearCookies,
-			chromedp.EmulateViewport(vp.Width, vp.Height),
+			vp.Emulate(),
 			chromedp.Navigate(b.srv.URL+"/"),
 			chromedp.WaitVisible(`#token`, chromedp.ByQuery),
 			chromedp.SendKeys(`#token`, token, chromedp.ByQuery),

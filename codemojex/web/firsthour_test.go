@@ -33,7 +33,7 @@ func TestBrowserFirstHour(t *testing.T) {
 		errs, err := watchConsole(ctx)
 		require.NoError(t, err)
 		p := &pass{t: t, h: h, ctx: ctx, name: vp.Name, phone: vp.Width < 700, shot: shooter(dir, "hour-"+vp.Name), errors: errs}
-		require.NoError(t, chromedp.Run(ctx, chromedp.EmulateViewport(vp.Width, vp.Height)))
+		require.NoError(t, chromedp.Run(ctx, vp.Emulate()))
 		firstHour(p)
 		operatorPages(p)
 		cancel()

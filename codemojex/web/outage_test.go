@@ -188,7 +188,7 @@ func TestBrowserQuickGame(t *testing.T) {
 	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 60*time.Second)
 		shot := shooter(dir, "quick-"+vp.Name)
-		require.NoError(t, chromedp.Run(ctx, chromedp.EmulateViewport(vp.Width, vp.Height)))
+		require.NoError(t, chromedp.Run(ctx, vp.Emulate()))
 		signInAs(t, h, ctx, "quick_"+vp.Name)
 		sel := fmt.Sprintf(`button[aria-label="Join %s"]`, quick.Name)
 		var card string

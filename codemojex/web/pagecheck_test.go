@@ -100,7 +100,10 @@ func (e *endScreen) read() chromedp.Action {
 	}
 }
 
-// audit checks the current page with the accessibility audit both web
-// suites share (browsertest.Audit: every control named and reachable by
-// keyboard, no click or key handler on anything else).
-func audit(page string) chromedp.Action { return browsertest.Audit(page) }
+// audit checks the current page with the checks both web suites share:
+// the accessibility audit (browsertest.Audit: every control named and
+// reachable by keyboard, no click or key handler on anything else) and
+// the text's contrast in the colour scheme shown (browsertest.Contrast).
+func audit(page string) chromedp.Action {
+	return chromedp.Tasks{browsertest.Audit(page), browsertest.Contrast(page)}
+}

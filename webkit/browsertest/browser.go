@@ -17,17 +17,26 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Viewport is a browser window size a pass runs at.
+// Viewport is a browser window a pass runs in: its size and colour
+// scheme.
 type Viewport struct {
 	Name          string
 	Width, Height int64
+	// Scheme is the colour scheme the pages are shown in ([Scheme]).
+	Scheme string
 }
 
-// Viewports are the widths every browser pass runs at: a desktop and a
-// phone.
+// Viewports are the windows every browser pass runs in: a desktop in the
+// light scheme and a phone in the dark one, so both schemes are checked
+// without a third pass.
 var Viewports = []Viewport{
-	{"desktop", 1280, 900},
-	{"phone", 390, 844},
+	{"desktop", 1280, 900, "light"},
+	{"phone", 390, 844, "dark"},
+}
+
+// Emulate shows the tab as v: its size and colour scheme.
+func (v Viewport) Emulate() chromedp.Action {
+	return chromedp.Tasks{chromedp.EmulateViewport(v.Width, v.Height), Scheme(v.Scheme)}
 }
 
 // Find returns the path of a Chromium or Chrome, or "" when the machine

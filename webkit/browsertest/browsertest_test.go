@@ -113,3 +113,31 @@ func waitFor(c *browsertest.Console, text string) chromedp.Action {
 		return nil
 	})
 }
+
+// TestContrast: the clean page passes in both schemes; text planted under
+// 4.5:1 fails, named, and large text needs 3:1 only.
+func TestContrast(t *testing.T) {
+	t.Parallel()
+	url, ctx := serve(t)
+	for _, scheme := range []string{"light", "dark"} {
+		require.NoError(t, chromedp.Run(ctx, browsertest.Scheme(scheme), chromedp.Navigate(url), chromedp.WaitVisible(`#ok`, chromedp.ByQuery),
+			browsertest.Contrast("clean "+scheme)), scheme)
+	}
+	err := chromedp.Run(ctx,
+		chromedp.Evaluate(`(() => {
+  const main = document.getElementById("main");
+  main.style.background = "#fff";
+  main.insertAdjacentHTML("beforeend", '<p id="faint" style="color:#999">faint</p>' +
+    '<p id="large" style="color:#888; font-size:24px">large</p>' +
+    '<p id="on-dark" style="color:#333; background:#000">dark</p>' +
+    '<p id="hidden" class="vh" style="color:#eee">for screen readers</p>');
+})()`, nil),
+		browsertest.Contrast("planted"),
+	)
+	require.Error(t, err, "low contrast passes")
+	require.Contains(t, err.Error(), `p#faint "faint": 2.85 < 4.5`)
+	require.Contains(t, err.Error(), `p#on-dark "dark"`)
+	require.NotContains(t, err.Error(), "p#large", "3.54:1 is enough for 24px text")
+	require.NotContains(t, err.Error(), "p#hidden")
+	require.NotContains(t, err.Error(), "button#ok")
+}
