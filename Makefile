@@ -59,7 +59,7 @@ chromium: ## Ensure Debian's chromium for the browser tests (they skip, saying s
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		{ $(APT) update && { $(APT) install -y --no-install-recommends chromium fonts-noto-color-emoji || \
 			$(APT) install -y --no-install-recommends chromium; }; } || \
-		echo "make: chromium could not be installed: the browser tests of codemojex/web and dashboard will be SKIPPED" >&2; \
+		echo "make: chromium could not be installed: the browser tests of codemojex/web, dashboard and webkit/browsertest will be SKIPPED" >&2; \
 	fi
 
 .PHONY: versitygw
