@@ -17,7 +17,7 @@ SHELL := bash
 
 GO       ?= go
 PKGS     ?= github.com/echomq/echomq/...
-MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill
+MODULES  ?= . archive/s3store bench cmd/emq codemojex dashboard otel prometheus watermill webkit
 FUZZTIME ?= 30s
 GOLANGCI_LINT_VERSION ?= v2.15.0
 # The packages the Valkey pass of `make test` runs again: all of them (the
@@ -59,7 +59,7 @@ chromium: ## Ensure Debian's chromium for the browser tests (they skip, saying s
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		{ $(APT) update && { $(APT) install -y --no-install-recommends chromium fonts-noto-color-emoji || \
 			$(APT) install -y --no-install-recommends chromium; }; } || \
-		echo "make: chromium could not be installed: the browser tests of codemojex/web and dashboard will be SKIPPED" >&2; \
+		echo "make: chromium could not be installed: the browser tests of codemojex/web, dashboard and webkit/browsertest will be SKIPPED" >&2; \
 	fi
 
 .PHONY: versitygw

@@ -6,6 +6,7 @@ require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
 	github.com/echomq/echomq v0.0.0
+	github.com/echomq/echomq/webkit v0.0.0
 	github.com/go-telegram/bot v1.19.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
@@ -52,3 +53,5 @@ require (
 replace github.com/echomq/echomq => ..
 
 replace github.com/echomq/echomq/prometheus => ../prometheus
+
+replace github.com/echomq/echomq/webkit => ../webkit

@@ -6,6 +6,7 @@ require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
 	github.com/echomq/echomq v0.0.0-00010101000000-000000000000
+	github.com/echomq/echomq/webkit v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -33,3 +34,5 @@ require (
 )
 
 replace github.com/echomq/echomq => ..
+
+replace github.com/echomq/echomq/webkit => ../webkit

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/webkit"
 )
 
 // Handler is the dashboard: an [http.Handler] serving its pages, live
@@ -26,13 +26,12 @@ type Handler struct {
 	byName   map[string]*queueView
 	archiver *archive.Archiver // nil without Config.Archive
 	policies map[string]archive.Policy
-	key      []byte // the session key, derived from the token
+	sessions *webkit.Sessions // nil without a token
 	pages    *pages
 	mux      *http.ServeMux
-	origin   *http.CrossOriginProtection
 	rates    *rateCache
 
-	live      atomic.Int64 // live update streams open
+	live      *webkit.StreamLimit // live update streams open
 	closeOnce sync.Once
 	closed    chan struct{}
 }
@@ -71,7 +70,7 @@ func New(client *echomq.Client, cfg *Config) (*Handler, error) {
 		return nil, &echomq.ArgumentError{Name: "Prefix", Reason: `must start with "/" and not end with one (like "/ops")`}
 	}
 	h := &Handler{client: client, cfg: c, byName: map[string]*queueView{}, policies: map[string]archive.Policy{},
-		origin: http.NewCrossOriginProtection(), rates: newRateCache(), closed: make(chan struct{})}
+		rates: newRateCache(), closed: make(chan struct{}), live: webkit.NewStreamLimit(c.MaxLive, 0)}
 	for _, q := range c.Queues {
 		v, err := newQueueView(client, q)
 		if err != nil {
@@ -97,7 +96,7 @@ func New(client *echomq.Client, cfg *Config) (*Handler, error) {
 		h.archiver = a
 	}
 	if c.Token != "" {
-		h.key = sessionKey(c.Token)
+		h.sessions = newSessions(&c)
 	}
 	p, err := loadPages()
 	if err != nil {
@@ -163,6 +162,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) routes() {
 	m := http.NewServeMux()
 	m.Handle("GET /static/", http.StripPrefix("/static/", staticHandler()))
+	m.Handle("GET /static/base.css", webkit.StyleHandler())
 	m.HandleFunc("GET /login", h.loginPage)
 	m.HandleFunc("POST /login", h.login)
 	m.HandleFunc("POST /logout", h.logout)

@@ -65,6 +65,7 @@ func TestPrefix(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Contains(t, rec.Body.String(), `href="/admin/emq/q/`+b.queue+`/streams/orders"`)
 	require.Contains(t, rec.Body.String(), `href="/admin/emq/static/style.css"`)
+	require.Contains(t, rec.Body.String(), `href="/admin/emq/static/base.css"`)
 }
 
 // TestEvents: the live stream sends every stream's numbers each Refresh,

@@ -251,9 +251,11 @@ func TestOverview(t *testing.T) {
 	require.Contains(t, p.body, "Lanes of "+b.queue)
 	require.Regexp(t, `Engine: (redis|valkey) \d+\.\d+[^<]* · maxmemory-policy noeviction · memory `, p.body)
 	require.Contains(t, p.header.Get("Content-Security-Policy"), "default-src 'none'")
-	css := br.get("/static/style.css")
-	require.Equal(t, http.StatusOK, css.status)
-	require.Contains(t, css.header.Get("Content-Type"), "text/css")
+	for _, sheet := range []string{"/static/base.css", "/static/style.css"} {
+		css := br.get(sheet)
+		require.Equal(t, http.StatusOK, css.status, sheet)
+		require.Contains(t, css.header.Get("Content-Type"), "text/css", sheet)
+	}
 }
 
 // brokenStore is an archive store that is down.

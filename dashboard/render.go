@@ -69,9 +69,9 @@ type view struct {
 type titled interface{ title() (string, string) }
 
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
-	nonce := h.session(r)
-	v := view{Brand: h.cfg.Title, Prefix: h.prefix(r), SignedIn: nonce != "", Auth: h.key != nil,
-		Writable: h.Writable() && nonce != "", ReadOnly: h.cfg.ReadOnly, CSRF: h.csrfToken(nonce),
+	sess, signedIn := h.session(r)
+	v := view{Brand: h.cfg.Title, Prefix: h.prefix(r), SignedIn: signedIn, Auth: h.sessions != nil,
+		Writable: h.Writable() && signedIn, ReadOnly: h.cfg.ReadOnly, CSRF: sess.CSRF,
 		Flash: flash(r), Data: data}
 	if t, ok := data.(titled); ok {
 		v.Title, v.Nav = t.title()

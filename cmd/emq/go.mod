@@ -23,6 +23,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/echomq/echomq/prometheus v0.0.0-00010101000000-000000000000
+	github.com/echomq/echomq/webkit v0.0.0-00010101000000-000000000000 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
@@ -60,3 +61,5 @@ replace github.com/echomq/echomq/archive/s3store => ../../archive/s3store
 replace github.com/echomq/echomq/dashboard => ../../dashboard
 
 replace github.com/echomq/echomq/prometheus => ../../prometheus
+
+replace github.com/echomq/echomq/webkit => ../../webkit

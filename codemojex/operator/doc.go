@@ -23,7 +23,7 @@
 //	POST /op/games/{id}/close   close a running game now (and settle it)
 //	GET  /op/players?player=    find a player: name, wallet, newest ledger rows
 //	POST /op/grant              grant keys, clips or diamonds to a player
-//	GET  /op/static/…           the style sheet
+//	GET  /op/static/…           the style sheets (base.css, shared with the dashboard, then op.css)
 //
 // # Sessions
 //
@@ -32,7 +32,9 @@
 // random nonce and their HMAC under a key derived from the token: never the
 // token itself. Every server holding the same token accepts the cookie until
 // it expires ([Config.SessionTTL]); changing the token ends every session,
-// and signing out revokes the session in the process that served it.
+// and signing out revokes the session in the process that served it. A
+// sign-in or form the browser marks cross-site is refused (403). The
+// design is the one the dashboard shares (module webkit).
 //
 // # Forms
 //

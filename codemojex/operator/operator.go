@@ -2,8 +2,6 @@ package operator
 
 import (
 	"cmp"
-	"crypto/hmac"
-	"crypto/sha256"
 	"embed"
 	"html/template"
 	"io/fs"
@@ -17,6 +15,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/health"
+	"github.com/echomq/echomq/webkit"
 )
 
 //go:embed assets
@@ -51,12 +50,14 @@ type Config struct {
 // Handler serves the operator pages under /op/. It is safe for concurrent
 // use.
 type Handler struct {
-	e     *codemojex.Engine
-	cfg   Config
-	log   *slog.Logger
-	key   []byte // the session key, derived from the operator token
-	pages map[string]*template.Template
-	mux   *http.ServeMux
+	e   *codemojex.Engine
+	cfg Config
+	log *slog.Logger
+	// sessions signs the session cookies with a key derived from the
+	// operator token, on the engine's clock.
+	sessions *webkit.Sessions
+	pages    map[string]*template.Template
+	mux      *http.ServeMux
 
 	// revoked holds the nonces of sessions signed out before they expired,
 	// with their expiry, after which the cookie is refused anyway.
@@ -81,9 +82,9 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	mac := hmac.New(sha256.New, []byte(cfg.OperatorToken))
-	mac.Write([]byte("codemojex operator session key"))
-	h := &Handler{e: e, cfg: cfg, log: cfg.Logger, key: mac.Sum(nil), pages: map[string]*template.Template{},
+	sessions := webkit.NewSessions(cfg.OperatorToken, "codemojex operator", sessionCookie, cfg.SessionTTL)
+	sessions.Now, sessions.Secure = e.Now, cfg.SecureCookies
+	h := &Handler{e: e, cfg: cfg, log: cfg.Logger, sessions: sessions, pages: map[string]*template.Template{},
 		mux: http.NewServeMux(), revoked: map[string]time.Time{}}
 	for _, name := range []string{"signin", "rooms", "players", "health", "refused", "close"} {
 		h.pages[name] = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
@@ -91,6 +92,7 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	static, _ := fs.Sub(assets, "assets/static")
 	m := h.mux
 	m.Handle("GET /op/static/", http.StripPrefix("/op/static/", http.FileServerFS(static)))
+	m.Handle("GET /op/static/base.css", webkit.StyleHandler())
 	m.HandleFunc("GET /op/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/op/rooms", http.StatusSeeOther)
 	})
@@ -154,7 +156,7 @@ func (p *page) CSRF() string {
 	if p.Session == nil {
 		return ""
 	}
-	return p.Session.csrf
+	return p.Session.CSRF
 }
 
 var funcs = template.FuncMap{

@@ -182,11 +182,38 @@ func TestStaticAndNotFound(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	b := h.browser()
-	res := b.get("/op/static/op.css")
-	require.Equal(t, http.StatusOK, res.status)
-	require.Contains(t, res.header.Get("Content-Type"), "text/css")
+	for _, sheet := range []string{"/op/static/base.css", "/op/static/op.css"} {
+		res := b.get(sheet)
+		require.Equal(t, http.StatusOK, res.status, sheet)
+		require.Contains(t, res.header.Get("Content-Type"), "text/css", sheet)
+	}
+	res := b.get("/op/signin")
+	require.Contains(t, res.body, `href="/op/static/base.css"`)
 	require.Equal(t, http.StatusNotFound, b.get("/op/nope").status)
 	res = b.get("/op/")
 	require.Equal(t, http.StatusSeeOther, res.status)
 	require.Equal(t, "/op/rooms", res.location)
+}
+
+// A sign-in or a form the browser marks cross-site is refused (403) and
+// changes nothing, even with the right token and a valid session.
+func TestCrossSiteRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	b := h.browser()
+	cross := func(path string, form url.Values) result {
+		req, err := http.NewRequest(http.MethodPost, h.url+path, strings.NewReader(form.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		return b.do(req)
+	}
+	res := cross("/op/signin", url.Values{"token": {opToken}})
+	require.Equal(t, http.StatusForbidden, res.status)
+	require.Empty(t, res.cookies)
+
+	b = h.signedIn()
+	res = cross("/op/rooms", url.Values{"name": {"Vault"}, "set": {"animals"}, "csrf": {b.csrf()}})
+	require.Equal(t, http.StatusForbidden, res.status)
+	require.Empty(t, h.rooms())
 }

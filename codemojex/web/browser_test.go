@@ -3,59 +3,22 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/webkit/browsertest"
 )
-
-// browser returns the path of a Chromium or Chrome, or "" when the machine
-// has none. CHROMIUM names one explicitly.
-func browser() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// artifacts returns the directory screenshots go to: WEB_ARTIFACTS when
-// set, else a fresh temporary directory that outlives the test so the
-// images can be looked at.
-func artifacts(t *testing.T) string {
-	dir := os.Getenv("WEB_ARTIFACTS")
-	if dir == "" {
-		d, err := os.MkdirTemp("", "codemojex-web-")
-		require.NoError(t, err)
-		dir = d
-	}
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	return dir
-}
-
-// viewports are the widths every browser pass runs at.
-var viewports = []struct {
-	name          string
-	width, height int64
-}{
-	{"desktop", 1280, 900},
-	{"phone", 390, 844},
-}
 
 // TestBrowserPlay drives a real browser through a game at desktop and
 // phone widths: sign in by name, join from the lobby, compose six emoji
 // on the keyboard, submit, see the score, the history and the leaderboard,
 // then see another player's guess land in the live feed and the
 // leaderboard without a reload. Each page passes the accessibility audit
-// on the way. Then the same again with the keyboard alone (keyboardOnly).
+// on the way (the audit's own test, planting offenders, is webkit/browsertest's
+// TestAudit). Then the same again with the keyboard alone (keyboardOnly).
 func TestBrowserPlay(t *testing.T) {
 	t.Parallel()
 	h, dir, root := browserRun(t)
@@ -64,19 +27,16 @@ func TestBrowserPlay(t *testing.T) {
 	// frames it never paints. Each pass clears the stored session for a
 	// fresh sign-in. The first pass starts the room's game, so the later
 	// ones see it running in the lobby.
-	for _, vp := range viewports {
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 30*time.Second)
-		play(t, h, ctx, vp.name, vp.width, vp.height, dir)
+		play(t, h, ctx, vp.Name, vp.Width, vp.Height, dir)
 		cancel()
 	}
-	for _, vp := range viewports {
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 30*time.Second)
-		keyboardOnly(t, h, ctx, vp.name, vp.width, vp.height, dir)
+		keyboardOnly(t, h, ctx, vp.Name, vp.Width, vp.Height, dir)
 		cancel()
 	}
-	ctx, cancel := context.WithTimeout(root, 10*time.Second)
-	defer cancel()
-	auditCatches(t, h, ctx)
 }
 
 // browserRun skips the test when the machine has no browser; else it
@@ -84,69 +44,17 @@ func TestBrowserPlay(t *testing.T) {
 // started browser.
 func browserRun(t *testing.T) (*harness, string, context.Context) {
 	t.Helper()
-	exe := browser()
-	if exe == "" {
-		t.Skip("no Chromium found (install it: apt-get install -y chromium, or set CHROMIUM=/path/to/browser)")
-	}
+	exe := browsertest.Need(t)
 	h := newHarness(t)
-	dir := artifacts(t)
+	dir := browsertest.Artifacts(t, "codemojex-web-")
 	t.Logf("screenshots in %s", dir)
-	return h, dir, startBrowser(t, exe)
-}
-
-// startBrowser starts a headless browser on a fresh profile and returns
-// the context of its first tab; the test's cleanup stops it.
-func startBrowser(t *testing.T, exe string) context.Context {
-	t.Helper()
-
-	// A fresh profile, removed by hand: the browser's helper processes may
-	// still write to it a moment after the browser exits, which
-	// t.TempDir's strict cleanup would report as a failure.
-	profile, err := os.MkdirTemp("", "codemojex-chromium-")
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		for range 20 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		// Screenshots as wide as the viewport: no scrollbar takes 15px off.
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(profile),
-	)
-	t.Cleanup(cancelAlloc)
-	root, cancelRoot := chromedp.NewContext(alloc)
-	t.Cleanup(cancelRoot)
-	require.NoError(t, chromedp.Run(root), "start %s", exe)
-	return root
+	return h, dir, browsertest.Start(t, exe)
 }
 
 // shooter returns an action that writes a full-page screenshot to
 // dir/<pass>-<step>.png.
 func shooter(dir, pass string) func(step string) chromedp.Action {
-	return func(step string) chromedp.Action {
-		return chromedp.ActionFunc(func(ctx context.Context) error {
-			var b []byte
-			if err := chromedp.FullScreenshot(&b, 100).Do(ctx); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s.png", pass, step)), b, 0o644)
-		})
-	}
+	return browsertest.Shooter(dir, "", pass)
 }
 
 func play(t *testing.T, h *harness, ctx context.Context, name string, width, height int64, dir string) {

@@ -26,8 +26,8 @@
 //	GET  /web/games/{id}       a game board
 //	GET  /web/results          today's results, and the recent activity
 //	GET  /web/ledger           the player's wallet: the ledger and the diamond→key conversion
-//	GET  /web/static/…         scripts (common.js and one per page) and styles
+//	GET  /web/static/…         scripts (common.js and one per page) and styles (base.css, shared with the dashboard, then app.css)
 //	GET  /favicon.ico          the icon
-//	GET  /web/events           the live feed (text/event-stream); ?game= filters one game
+//	GET  /web/events           the live feed (text/event-stream); ?game= filters one game; each event's id is its notice's
 //	POST /web/auth/telegram    {"init_data": "…"} → {"token", "player"}
 package web

@@ -13,6 +13,7 @@ import (
 
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/webkit/browsertest"
 )
 
 // TestBrowserEndOfGame plays, at desktop and phone widths, a classic game
@@ -27,9 +28,9 @@ import (
 func TestBrowserEndOfGame(t *testing.T) {
 	t.Parallel()
 	h, dir, root := browserRun(t)
-	for _, vp := range viewports {
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 60*time.Second)
-		endOfGame(t, h, ctx, vp.name, vp.width, vp.height, dir)
+		endOfGame(t, h, ctx, vp.Name, vp.Width, vp.Height, dir)
 		cancel()
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/webkit/browsertest"
 )
 
 // TestBrowserFirstHour walks every page of the game and of the operator
@@ -27,39 +28,16 @@ import (
 func TestBrowserFirstHour(t *testing.T) {
 	t.Parallel()
 	h, dir, root := browserRun(t)
-	for _, vp := range viewports {
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 90*time.Second)
 		errs, err := watchConsole(ctx)
 		require.NoError(t, err)
-		p := &pass{t: t, h: h, ctx: ctx, name: vp.name, phone: vp.width < 700, shot: shooter(dir, "hour-"+vp.name), errors: errs}
-		require.NoError(t, chromedp.Run(ctx, chromedp.EmulateViewport(vp.width, vp.height)))
+		p := &pass{t: t, h: h, ctx: ctx, name: vp.Name, phone: vp.Width < 700, shot: shooter(dir, "hour-"+vp.Name), errors: errs}
+		require.NoError(t, chromedp.Run(ctx, vp.Emulate()))
 		firstHour(p)
 		operatorPages(p)
 		cancel()
 	}
-}
-
-// consoleCatches plants an input with the pattern the sign-in used to
-// have, invalid under the v flag browsers compile patterns with, and
-// checks the console watch reports it, so a clean console means something.
-func TestBrowserConsoleCatches(t *testing.T) {
-	t.Parallel()
-	h, _, root := browserRun(t)
-	ctx, cancel := context.WithTimeout(root, 20*time.Second)
-	defer cancel()
-	errs, err := watchConsole(ctx)
-	require.NoError(t, err)
-	require.NoError(t, chromedp.Run(ctx,
-		chromedp.Navigate(h.url+"/web/results"),
-		chromedp.WaitVisible(`#results`, chromedp.ByQuery),
-		chromedp.Evaluate(`(() => { const i = document.createElement("input"); i.pattern = "[A-Za-z0-9._-]+"; i.value = "x"; document.body.append(i); return i.checkValidity(); })()`, nil),
-		chromedp.Poll(`true`, nil),
-	))
-	require.Eventually(t, func() bool {
-		errs.mu.Lock()
-		defer errs.mu.Unlock()
-		return slices.ContainsFunc(errs.errs, func(e string) bool { return strings.Contains(e, "Pattern attribute value") })
-	}, 5*time.Second, 50*time.Millisecond, "the watch misses the invalid pattern")
 }
 
 func firstHour(p *pass) {

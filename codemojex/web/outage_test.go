@@ -15,6 +15,7 @@ import (
 
 	"github.com/echomq/echomq/codemojex/app"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/webkit/browsertest"
 )
 
 // engineWords are what a page or an API answer must never show a player
@@ -50,17 +51,14 @@ func signInAs(t *testing.T, h *harness, ctx context.Context, name string) string
 // scored.
 func TestBrowserEngineOutage(t *testing.T) {
 	t.Parallel()
-	exe := browser()
-	if exe == "" {
-		t.Skip("no Chromium found (install it: apt-get install -y chromium, or set CHROMIUM=/path/to/browser)")
-	}
+	exe := browsertest.Need(t)
 	srv := echomqtest.StartPersistent(t)
 	h := newHarnessOn(t, srv.URL())
-	dir := artifacts(t)
-	root := startBrowser(t, exe)
-	for _, vp := range viewports {
+	dir := browsertest.Artifacts(t, "codemojex-web-")
+	root := browsertest.Start(t, exe)
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 150*time.Second)
-		outage(t, h, srv, ctx, vp.name, vp.width, vp.height, dir, vp.name == "desktop")
+		outage(t, h, srv, ctx, vp.Name, vp.Width, vp.Height, dir, vp.Name == "desktop")
 		cancel()
 	}
 }
@@ -187,11 +185,11 @@ func TestBrowserQuickGame(t *testing.T) {
 		require.NoError(t, err)
 	}
 	quick := app.DemoRooms()[0]
-	for _, vp := range viewports {
+	for _, vp := range browsertest.Viewports {
 		ctx, cancel := context.WithTimeout(root, 60*time.Second)
-		shot := shooter(dir, "quick-"+vp.name)
-		require.NoError(t, chromedp.Run(ctx, chromedp.EmulateViewport(vp.width, vp.height)))
-		signInAs(t, h, ctx, "quick_"+vp.name)
+		shot := shooter(dir, "quick-"+vp.Name)
+		require.NoError(t, chromedp.Run(ctx, vp.Emulate()))
+		signInAs(t, h, ctx, "quick_"+vp.Name)
 		sel := fmt.Sprintf(`button[aria-label="Join %s"]`, quick.Name)
 		var card string
 		require.NoError(t, chromedp.Run(ctx,
@@ -203,7 +201,7 @@ func TestBrowserQuickGame(t *testing.T) {
 			chromedp.WaitVisible(`#keyboard .key`, chromedp.ByQuery),
 			chromedp.Poll(`document.body.dataset.live === "open"`, nil, chromedp.WithPollingTimeout(5*time.Second)),
 			chromedp.Evaluate(`window.__noReload = 1`, nil),
-		), "%s: join the quick game", vp.name)
+		), "%s: join the quick game", vp.Name)
 		require.Contains(t, card, quick.Name)
 		require.Contains(t, card, "3-minute games: play one to its end right away")
 		for i := 1; i <= 6; i++ {
@@ -213,7 +211,7 @@ func TestBrowserQuickGame(t *testing.T) {
 			chromedp.Click(`#submit`, chromedp.ByQuery),
 			chromedp.Poll(`document.getElementById("score").textContent.startsWith("You scored")`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 			shot("playing"),
-		), "%s: a guess (page says %q)", vp.name, pageSays(ctx))
+		), "%s: a guess (page says %q)", vp.Name, pageSays(ctx))
 		// Three minutes on the engine's clock, and the sweep closes it.
 		h.ahead.Add(int64(quick.Duration + time.Second))
 		res, err := h.e.Sweep(context.Background())
@@ -224,7 +222,7 @@ func TestBrowserQuickGame(t *testing.T) {
 			end.read(),
 			chromedp.Poll(`window.__noReload === 1`, nil, chromedp.WithPollingTimeout(time.Second)),
 			shot("end"),
-		), "%s: the end screen (page says %q)", vp.name, pageSays(ctx))
+		), "%s: the end screen (page says %q)", vp.Name, pageSays(ctx))
 		require.Equal(t, "Time is up", end.title)
 		require.True(t, strings.HasPrefix(end.result, "The timer ran out: the best total wins."), end.result)
 		require.True(t, strings.HasPrefix(end.you, "You placed #1 of 1 player with ") || end.you == "You did not score above 0 this game.", end.you)

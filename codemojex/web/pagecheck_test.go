@@ -2,73 +2,21 @@ package web_test
 
 import (
 	"context"
-	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/webkit/browsertest"
 )
 
-// console collects what a tab reports as an error: console.error calls,
-// uncaught exceptions and the browser's own error entries (an invalid
-// pattern attribute, a resource that failed to load).
-type console struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-func watchConsole(ctx context.Context) (*console, error) {
-	c := &console{}
-	chromedp.ListenTarget(ctx, func(ev any) {
-		var msg string
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type != runtime.APITypeError && e.Type != runtime.APITypeAssert {
-				return
-			}
-			var parts []string
-			for _, a := range e.Args {
-				parts = append(parts, strings.Trim(string(a.Value), `"`)+a.Description)
-			}
-			msg = "console." + string(e.Type) + ": " + strings.Join(parts, " ")
-		case *runtime.EventExceptionThrown:
-			msg = "exception: " + e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-		case *cdplog.EventEntryAdded:
-			if e.Entry.Level != cdplog.LevelError {
-				return
-			}
-			msg = string(e.Entry.Source) + ": " + e.Entry.Text + " " + e.Entry.URL
-		default:
-			return
-		}
-		c.mu.Lock()
-		c.errs = append(c.errs, msg)
-		c.mu.Unlock()
-	})
-	return c, chromedp.Run(ctx, cdplog.Enable())
-}
-
-// take returns the errors seen since the last take, leaving out those that
-// contain an expected text.
-func (c *console) take(expected ...string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for _, e := range c.errs {
-		if !slices.ContainsFunc(expected, func(x string) bool { return x != "" && strings.Contains(e, x) }) {
-			out = append(out, e)
-		}
-	}
-	c.errs = nil
-	return out
+// watchConsole collects what the tab of ctx reports as an error:
+// console.error calls, uncaught exceptions and the browser's own error
+// entries (an invalid pattern attribute, a resource that failed to load).
+func watchConsole(ctx context.Context) (*browsertest.Console, error) {
+	c := &browsertest.Console{}
+	return c, chromedp.Run(ctx, c.Listen(ctx))
 }
 
 // layoutJS measures a page: the header's height, the viewport's, whether
@@ -111,7 +59,7 @@ type pass struct {
 	name   string
 	phone  bool
 	shot   func(string) chromedp.Action
-	errors *console
+	errors *browsertest.Console
 }
 
 // check measures the page now shown and fails on a console error (other
@@ -128,7 +76,7 @@ func (p *pass) check(page string, expected ...string) {
 		audit(page),
 		p.shot(page),
 	), "%s: %s", p.name, page)
-	require.Empty(p.t, p.errors.take(expected...), "%s: %s: console errors", p.name, page)
+	require.Empty(p.t, p.errors.Take(expected...), "%s: %s: console errors", p.name, page)
 	require.False(p.t, l.Overflow, "%s: %s scrolls sideways: %v", p.name, page, l.Wide)
 	require.Empty(p.t, l.Clipped, "%s: %s: tables clipped in their box", p.name, page)
 	require.False(p.t, l.Lost, "%s: %s prints undefined or NaN", p.name, page)
@@ -150,4 +98,12 @@ func (e *endScreen) read() chromedp.Action {
 		chromedp.Text(`#end-result`, &e.result, chromedp.ByQuery),
 		chromedp.Text(`#end-you`, &e.you, chromedp.ByQuery),
 	}
+}
+
+// audit checks the current page with the checks both web suites share:
+// the accessibility audit (browsertest.Audit: every control named and
+// reachable by keyboard, no click or key handler on anything else) and
+// the text's contrast in the colour scheme shown (browsertest.Contrast).
+func audit(page string) chromedp.Action {
+	return chromedp.Tasks{browsertest.Audit(page), browsertest.Contrast(page)}
 }

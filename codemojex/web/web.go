@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/views"
+	"github.com/echomq/echomq/webkit"
 )
 
 //go:embed assets
@@ -65,7 +66,7 @@ type Handler struct {
 	// requests to finish, and a stream would not on its own.
 	closed    chan struct{}
 	closeOnce sync.Once
-	caps      *streamCaps
+	caps      *webkit.StreamLimit
 	engine    *probe
 }
 
@@ -89,12 +90,13 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 		cfg.MaxStreamsPerClient = DefaultMaxStreamsPerClient
 	}
 	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
-		caps: newStreamCaps(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e, cfg.EngineProbe)}
+		caps: webkit.NewStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e, cfg.EngineProbe)}
 	for _, name := range []string{"lobby", "game", "results", "ledger", "notfound"} {
 		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}
 	static, _ := fs.Sub(assets, "assets/static")
 	h.mux.Handle("GET /web/static/", http.StripPrefix("/web/static/", http.FileServerFS(static)))
+	h.mux.Handle("GET /web/static/base.css", webkit.StyleHandler())
 	h.mux.HandleFunc("GET /{$}", h.page("lobby"))
 	h.mux.HandleFunc("GET /web/games/{id}", h.page("game"))
 	h.mux.HandleFunc("GET /web/results", h.page("results"))

@@ -1,17 +1,14 @@
-package web_test
+package browsertest
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"testing"
 
 	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/stretchr/testify/require"
 )
 
 // controls are the elements a person operates, and so must reach by
@@ -73,12 +70,12 @@ var interactive = map[string]bool{
 	"keydown": true, "keyup": true, "keypress": true, "touchstart": true, "touchend": true,
 }
 
-// audit checks the current page (see auditJS), and, through the
+// Audit checks the current page (see auditJS), and, through the
 // debugger, that no element but a control has a click or key listener
 // added with addEventListener, which the page's script cannot see. It
 // fails listing every offender. A page with no control at all fails too:
 // the audit would prove nothing.
-func audit(page string) chromedp.Action {
+func Audit(page string) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		var res struct {
 			Controls int      `json:"controls"`
@@ -137,44 +134,4 @@ func listeners(ctx context.Context) ([]string, error) {
 		}
 	}
 	return bad, nil
-}
-
-// auditCatches plants one offender of each kind on a page and checks the
-// audit names them all, so a passing audit means something.
-func auditCatches(t *testing.T, h *harness, ctx context.Context) {
-	t.Helper()
-	err := chromedp.Run(ctx,
-		chromedp.Navigate(h.url+"/web/results"),
-		chromedp.WaitVisible(`#results`, chromedp.ByQuery),
-		chromedp.Evaluate(`(() => {
-  const main = document.getElementById("main");
-  const add = (html) => main.insertAdjacentHTML("beforeend", html);
-  add('<div id="bad-onclick">pick</div>'); document.getElementById("bad-onclick").onclick = () => {};
-  add('<span id="bad-listener">pick</span>'); document.getElementById("bad-listener").addEventListener("keydown", () => {});
-  add('<button id="bad-noname"></button>');
-  add('<button id="bad-disabled" disabled>Go</button>');
-  add('<a id="bad-nohref">more</a>');
-  add('<input id="bad-nolabel">');
-  add('<span id="bad-img" role="img"></span>');
-  add('<button id="bad-order" tabindex="3">Jump</button>');
-})()`, nil),
-		audit("planted"),
-	)
-	require.Error(t, err, "the audit lets planted offenders pass")
-	lines := strings.Split(err.Error(), "\n")
-	for _, want := range [][2]string{
-		{`div#bad-onclick "pick"`, "onclick on an element that is not a control"},
-		{`div#bad-onclick`, "click listener"},
-		{`span#bad-listener`, "keydown listener"},
-		{`button#bad-noname ""`, "no accessible name"},
-		{`button#bad-disabled "Go"`, "disabled (use aria-disabled)"},
-		{`a#bad-nohref "more"`, "not focusable"},
-		{`input#bad-nolabel ""`, "no accessible name"},
-		{`span#bad-img ""`, "image without a name"},
-		{`button#bad-order "Jump"`, "positive tabindex"},
-	} {
-		require.True(t, slices.ContainsFunc(lines, func(l string) bool {
-			return strings.Contains(l, want[0]) && strings.Contains(l, want[1])
-		}), "the audit misses %s (%s):\n%s", want[0], want[1], err)
-	}
 }
