@@ -109,7 +109,7 @@ func startBrowser(t *testing.T, exe string) context.Context {
 			if os.RemoveAll(profile) == nil {
 				return
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // sleep: the pace of retrying a removal the browser's helpers may still race
 		}
 	})
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
