@@ -72,7 +72,7 @@ func startChromium(t *testing.T, exe string) context.Context {
 			if os.RemoveAll(profile) == nil {
 				return
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // sleep: the pace of retrying a removal the browser's helpers may still race
 		}
 	})
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
@@ -258,7 +258,7 @@ func clickThrough(sel string) chromedp.Action {
 			if err := chromedp.Evaluate(`window.__left !== true && document.readyState === "complete"`, &loaded).Do(ctx); err == nil && loaded {
 				return nil
 			}
-			time.Sleep(50 * time.Millisecond) // the next look at the page
+			time.Sleep(50 * time.Millisecond) // sleep: the next look at the page (a poll bounded by ctx)
 		}
 		return ctx.Err()
 	})
