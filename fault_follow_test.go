@@ -43,7 +43,7 @@ func TestFollowResumesThroughEngineRestart(t *testing.T) {
 	tally.wait(t, after)
 	t.Logf("follower resumed within %v of the restart", time.Since(start).Round(time.Millisecond))
 	cancel()
-	wg.Wait()
+	echomqtest.Join(t, &wg, 30*time.Second, "the follower to end with its context")
 
 	got, errs := tally.result()
 	want := make([]string, 0, before+after)

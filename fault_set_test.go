@@ -59,7 +59,7 @@ func TestSetFollowerResumesThroughEngineRestart(t *testing.T) {
 	appendSetN(t, streams, before, after)
 	tally.wait(t, after)
 	cancel()
-	wg.Wait()
+	echomqtest.Join(t, &wg, 30*time.Second, "the follower to end with its context")
 
 	got, errs := tally.result()
 	want := make([]string, 0, before+after)

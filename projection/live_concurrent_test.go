@@ -76,7 +76,7 @@ func TestLiveCheckpointUnderConcurrentWriters(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
+	echomqtest.Join(t, &wg, 2*time.Minute, "the concurrent rebuilds")
 
 	full := map[string][]echomq.EntryID{}
 	total := 0
