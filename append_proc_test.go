@@ -41,7 +41,7 @@ func TestAppendHelperProcess(t *testing.T) {
 	s := client.Stream(os.Getenv("EMQ_AW_QUEUE"), os.Getenv("EMQ_AW_STREAM"))
 	start, err := strconv.ParseInt(os.Getenv("EMQ_AW_START"), 10, 64)
 	require.NoError(t, err)
-	time.Sleep(time.Until(time.UnixMilli(start)))
+	time.Sleep(time.Until(time.UnixMilli(start))) // sleep: every child starts at the same instant
 	runFor, _ := time.ParseDuration(os.Getenv("EMQ_AW_FOR"))
 	ctx, cancel := context.WithTimeout(context.Background(), runFor+30*time.Second)
 	defer cancel()

@@ -509,7 +509,7 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 			}
 		}
 	}()
-	<-started
+	echomqtest.Recv(t, started, waitTimeout, "the follower's first entry")
 	var want []echomq.ID
 	want = append(want, old)
 	for i := range 3 {
@@ -517,7 +517,7 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 		require.NoError(t, err)
 		want = append(want, id)
 	}
-	<-done
+	echomqtest.Recv(t, done, waitTimeout, "the follower's four entries")
 	require.Equal(t, want, got, "replay from the bound, then the tail, no gap")
 
 	// Without a bound it yields only what is appended after it starts, and

@@ -32,7 +32,7 @@ func TestConsumerGracefulStop(t *testing.T) {
 	cfg := e.cfg("g", "c1", h)
 	cfg.MinIdle = time.Minute
 	r := startConsumer(t, e.c, cfg)
-	<-started
+	echomqtest.Recv(t, started, waitTimeout, "the first delivery")
 	r.stop()
 	close(finish)
 	st := r.halt(t)
@@ -77,7 +77,7 @@ func TestConsumerGraceExpires(t *testing.T) {
 	cfg.MaxDeliveries = 1
 	cfg.Grace = 50 * time.Millisecond
 	r := startConsumer(t, e.c, cfg)
-	<-started
+	echomqtest.Recv(t, started, waitTimeout, "the first delivery")
 	st := r.halt(t)
 	require.Equal(t, int64(0), st.Failed)
 	require.Equal(t, int64(0), st.Dead)

@@ -185,7 +185,7 @@ func TestDurableAppendWaitCutShort(t *testing.T) {
 		}
 		return false
 	}, 10*time.Second, 20*time.Millisecond)
-	r := <-done
+	r := echomqtest.Recv(t, done, 30*time.Second, "the unblocked durable append")
 	var de *echomq.DurabilityError
 	require.ErrorAs(t, r.err, &de)
 	var se *echomq.ServerError

@@ -89,7 +89,7 @@ func ExampleTyped_Handler() {
 	_ = c.Start(ctx)
 	<-done
 	for c.Stats().Dead == 0 {
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // sleep: an Example has no t to fail with; it polls as a program would
 	}
 	_ = c.Stop(ctx)
 	letters, _ := opened.DeadLetters().List(ctx, echomq.All, nil)

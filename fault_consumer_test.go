@@ -29,7 +29,7 @@ func TestConsumerStartsDuringOutage(t *testing.T) {
 
 	require.NoError(t, srv.Kill())
 	require.NoError(t, cons.Start(context.Background()))
-	time.Sleep(2 * time.Second) // the consumer keeps trying meanwhile
+	time.Sleep(2 * time.Second) // sleep: the outage lasts; the consumer keeps trying meanwhile
 	select {
 	case <-cons.Stopped():
 		t.Fatal("the consumer gave up while the engine was down")

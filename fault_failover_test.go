@@ -125,12 +125,14 @@ func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault
 				}
 				mu.Unlock()
 				if err != nil && actx.Err() == nil {
-					time.Sleep(20 * time.Millisecond)
+					time.Sleep(20 * time.Millisecond) // sleep: a writer's pace after a failed append
 				}
 			}
 		})
 	}
-	time.Sleep(time.Second)
+	defer func() { stop(); wg.Wait() }() // also when the wait below fails
+
+	time.Sleep(time.Second) // sleep: the writers append a second before the fault
 	fault()
 	began := time.Now()
 	// Run on until the writers have appended for a second after the fault
@@ -140,10 +142,8 @@ func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault
 		defer mu.Unlock()
 		return len(at) > 0 && at[len(at)-1].After(began)
 	}
-	for !resumed() && time.Since(began) < 30*time.Second {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(time.Second)
+	echomqtest.WaitFor(t, 30*time.Second, "the writers to resume by themselves after the fault", resumed)
+	time.Sleep(time.Second) // sleep: the writers append a second more
 	stop()
 	wg.Wait()
 	require.NotEmpty(t, acked)
@@ -224,7 +224,7 @@ func TestFailoverKilledMaster(t *testing.T) {
 				fig := appendThrough(t, c, q, durable, func() {
 					if lagging {
 						require.NoError(t, replica.Pause())
-						time.Sleep(3 * time.Second)
+						time.Sleep(3 * time.Second) // sleep: the replica lags past what the sockets buffer
 					}
 					require.NoError(t, master.Kill())
 					require.NoError(t, replica.Resume())
@@ -272,7 +272,7 @@ func waitReplicated(cl *echomqtest.Cluster, s *echomqtest.Server) error {
 				return nil
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // sleep: poll of a bounded wait that returns its error
 	}
 	return fmt.Errorf("%s does not replicate a master", s.Addr())
 }

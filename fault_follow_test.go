@@ -36,14 +36,14 @@ func TestFollowResumesThroughEngineRestart(t *testing.T) {
 
 	require.NoError(t, srv.Kill())
 	tally.waitOutage(t)
-	time.Sleep(3 * time.Second) // the follower keeps retrying meanwhile
+	time.Sleep(3 * time.Second) // sleep: the outage lasts; the follower keeps retrying meanwhile
 	start := time.Now()
 	srv.Restart(t)
 	appendN(t, s, before, after)
 	tally.wait(t, after)
 	t.Logf("follower resumed within %v of the restart", time.Since(start).Round(time.Millisecond))
 	cancel()
-	wg.Wait()
+	echomqtest.Join(t, &wg, 30*time.Second, "the follower to end with its context")
 
 	got, errs := tally.result()
 	want := make([]string, 0, before+after)
@@ -77,7 +77,8 @@ func TestFollowPermanentErrorEnds(t *testing.T) {
 // on top of it) runs out: a stopping service must not hang for its block.
 func TestFollowStopsWhenCancelled(t *testing.T) {
 	t.Parallel()
-	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
+	srv := echomqtest.Start(t) // its own engine: its one blocked client is the follower
+	c := connect(t, echomq.Config{URL: srv.URL()})
 	s := c.Stream(echomqtest.Queue(t), "idle")
 	fctx, cancel := context.WithCancel(ctx)
 	done := make(chan time.Time, 1)
@@ -89,9 +90,13 @@ func TestFollowStopsWhenCancelled(t *testing.T) {
 		}
 		done <- time.Now()
 	}()
-	// Let the follower reach its blocking read: an idle stream gives it
-	// nothing to return before.
-	time.Sleep(500 * time.Millisecond)
+	// Wait for the follower to reach its blocking read: an idle stream
+	// gives it nothing to return before.
+	echomqtest.WaitFor(t, 30*time.Second, "the follower blocked in XREAD", func() bool {
+		info, err := srv.Info("clients")
+		require.NoError(t, err)
+		return info["blocked_clients"] == "1"
+	})
 	cancelled := time.Now()
 	cancel()
 	select {

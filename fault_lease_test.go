@@ -43,7 +43,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	require.NoError(t, srv.Pause())
 	// While the engine is paused past the TTL no renewal can be confirmed:
 	// the lease may have lapsed, so nothing is minted, without I/O.
-	time.Sleep(leaseTTL + time.Second)
+	time.Sleep(leaseTTL + time.Second) // sleep: the pause outlasts the lease
 	_, err = c.MintID(context.Background(), q, echomq.BrandEvent)
 	require.ErrorIs(t, err, echomq.ErrNodeLeaseLapsed, "no mint under a node another process may hold")
 	start := time.Now()
@@ -79,7 +79,7 @@ func TestConfiguredNodeIgnoresLease(t *testing.T) {
 	srv := echomqtest.Start(t)
 	c := faultClient(t, srv.URL(), echomq.Config{NodeID: new(42), NodeLeaseTTL: leaseTTL})
 	require.NoError(t, srv.Pause())
-	time.Sleep(leaseTTL + time.Second)
+	time.Sleep(leaseTTL + time.Second) // sleep: the pause outlasts the lease
 	require.NoError(t, srv.Resume())
 	q := echomqtest.Queue(t)
 	id, err := c.Stream(q, "ev").Append(context.Background(), echomq.Fields{"n", "0"})
@@ -118,11 +118,11 @@ func TestLeaseHelperProcess(t *testing.T) {
 			if errors.Is(err, echomq.ErrNodeLeaseLapsed) {
 				lapsed++
 			}
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // sleep: the minting child's pace after a refusal
 			continue
 		}
 		out.WriteString(id.String() + "\n")
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // sleep: the minting child's pace
 	}
 	out.WriteString("lapsed " + strconv.Itoa(lapsed) + "\n")
 	require.NoError(t, os.WriteFile(os.Getenv("EMQ_LH_FILE"), []byte(out.String()), 0o644))
@@ -149,9 +149,9 @@ func TestLeaseLapseTwoProcesses(t *testing.T) {
 		require.NoError(t, cmd.Start())
 		cmds[i] = cmd
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(3 * time.Second) // sleep: both children mint a while before the pause
 	require.NoError(t, srv.Pause())
-	time.Sleep(leaseTTL + 3*time.Second)
+	time.Sleep(leaseTTL + 3*time.Second) // sleep: the pause outlasts the lease
 	require.NoError(t, srv.Resume())
 	for i, cmd := range cmds {
 		require.NoError(t, cmd.Wait(), "process %s: %s", names[i], outs[i].String())

@@ -54,12 +54,12 @@ func TestSetFollowerResumesThroughEngineRestart(t *testing.T) {
 
 	require.NoError(t, srv.Kill())
 	tally.waitOutage(t)
-	time.Sleep(3 * time.Second) // the follower keeps retrying meanwhile
+	time.Sleep(3 * time.Second) // sleep: the outage lasts; the follower keeps retrying meanwhile
 	srv.Restart(t)
 	appendSetN(t, streams, before, after)
 	tally.wait(t, after)
 	cancel()
-	wg.Wait()
+	echomqtest.Join(t, &wg, 30*time.Second, "the follower to end with its context")
 
 	got, errs := tally.result()
 	want := make([]string, 0, before+after)
@@ -98,7 +98,7 @@ func TestSetConsumerThroughEngineRestart(t *testing.T) {
 	require.NoError(t, srv.Kill())
 	require.Eventually(t, func() bool { return log.Count("echomq: set consumer: engine unavailable; retrying") == 1 },
 		30*time.Second, 50*time.Millisecond, "the consumer did not log the outage")
-	time.Sleep(3 * time.Second) // the consumer keeps retrying meanwhile
+	time.Sleep(3 * time.Second) // sleep: the outage lasts; the consumer keeps retrying meanwhile
 	select {
 	case <-sc.Stopped():
 		t.Fatal("the consumer stopped during the outage")

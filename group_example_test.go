@@ -84,7 +84,7 @@ func ExampleDeadLetters() {
 	done := make(chan error)
 	go func() { done <- c.Run(ctx) }()
 	for c.Stats().Dead == 0 { // the poison entry fails twice, then moves
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // sleep: an Example has no t to fail with; it polls as a program would
 	}
 	cancel()
 	if err := <-done; err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 func TestPublishedVectors(t *testing.T) {
@@ -221,7 +222,7 @@ func TestMinterConcurrent(t *testing.T) {
 	}
 	seen := make(map[echomq.Snowflake]bool, workers*each)
 	for range workers {
-		got := <-out
+		got := echomqtest.Recv(t, out, 30*time.Second, "a minting worker's ids")
 		for i, s := range got {
 			require.False(t, seen[s], "duplicate")
 			seen[s] = true

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 func onceDelivery(t *testing.T, e *groupEnv) echomq.Delivery {
@@ -90,10 +91,10 @@ func TestOnceInFlight(t *testing.T) {
 	d := onceDelivery(t, e)
 	done := make(chan error)
 	go func() { done <- h(ctx, d) }()
-	<-inside
+	echomqtest.Recv(t, inside, waitTimeout, "the handler to run")
 	require.ErrorIs(t, h(ctx, d), echomq.ErrInFlight)
 	close(leave)
-	require.NoError(t, <-done)
+	require.NoError(t, echomqtest.Recv(t, done, waitTimeout, "the handler to return"))
 	require.NoError(t, h(ctx, d), "skipped once done")
 }
 

@@ -71,7 +71,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 	}
 	start, err := strconv.ParseInt(os.Getenv("EMQ_RU_START"), 10, 64)
 	require.NoError(t, err)
-	time.Sleep(time.Until(time.UnixMilli(start)))
+	time.Sleep(time.Until(time.UnixMilli(start))) // sleep: every child starts at the same instant
 	runFor, err := time.ParseDuration(os.Getenv("EMQ_RU_FOR"))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), runFor+30*time.Second)

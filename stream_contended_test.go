@@ -211,7 +211,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 			last, err := c.conn.XRange(context.Background(), key, "-", "+", 1, true)
 			require.NoError(t, err)
 			require.Equal(t, id.EntryID().String(), last[0].ID, "engine µs %d", rep.EngineUs)
-			time.Sleep(time.Duration(37+rep.EngineUs%50) * time.Millisecond / 10)
+			time.Sleep(time.Duration(37+rep.EngineUs%50) * time.Millisecond / 10) // sleep: spread the appends over the engine's microseconds
 		}
 
 		// Tops ahead of the clock (within MaxSkew): the lean script hands

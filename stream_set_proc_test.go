@@ -217,7 +217,7 @@ func TestSetKillRestartManyStreams(t *testing.T) {
 			if distinctKeys(readLog(t, filepath.Join(dir, file))) >= total {
 				return
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows the child's output
 		}
 		t.Fatalf("%s: %d of %d entries\n%s", file, distinctKeys(readLog(t, filepath.Join(dir, file))), total, proc.out)
 	}

@@ -115,7 +115,7 @@ func TestSetFollowMergedOrder(t *testing.T) {
 		}
 	}
 	cancel()
-	<-done
+	echomqtest.Recv(t, done, waitTimeout, "the follower to end with its context")
 	require.Equal(t, want, seen)
 	cp := f.Checkpoint()
 	require.Len(t, cp, len(names))

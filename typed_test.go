@@ -204,8 +204,8 @@ func TestTypedHandlerDeadLettersDecodeFailure(t *testing.T) {
 		return nil
 	})
 	r := startConsumer(t, e.c, e.cfg("g", "c1", h))
-	require.Equal(t, roomV3{"R1", "animals", 4, "classic"}, <-got)
-	require.Equal(t, roomV3{"R3", "flags", 8, "blind"}, <-got)
+	require.Equal(t, roomV3{"R1", "animals", 4, "classic"}, echomqtest.Recv(t, got, waitTimeout, "R1's delivery"))
+	require.Equal(t, roomV3{"R3", "flags", 8, "blind"}, echomqtest.Recv(t, got, waitTimeout, "R3's delivery"))
 	dl := e.stream.DeadLetters()
 	waitFor(t, "dead letter", func() bool { n, _ := dl.Len(ctx); return n == 1 })
 	st := r.halt(t)

@@ -47,7 +47,7 @@ func runHelper() int {
 		nth, _ = strconv.Atoi(n)
 	}
 	if crashStep == "random" {
-		go func() { time.Sleep(time.Duration(nth) * time.Microsecond); kill() }()
+		go func() { time.Sleep(time.Duration(nth) * time.Microsecond); kill() }() // sleep: a random moment to crash at
 	}
 	c, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL"), NodeID: new(1000), Notice: io.Discard})
 	if err != nil {
@@ -69,7 +69,7 @@ func runHelper() int {
 			return
 		}
 		if ev.Step == archive.StepTrimming {
-			go func() { time.Sleep(time.Duration(rand.IntN(1500)) * time.Microsecond); kill() }()
+			go func() { time.Sleep(time.Duration(rand.IntN(1500)) * time.Microsecond); kill() }() // sleep: a random moment to crash at
 			return
 		}
 		kill()

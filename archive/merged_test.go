@@ -310,7 +310,7 @@ func TestFollowNewOnly(t *testing.T) {
 	}()
 	ev, err, ok := next()
 	close(done)
-	<-appended
+	echomqtest.Recv(t, appended, 30*time.Second, "the appender to stop")
 	require.True(t, ok)
 	require.NoError(t, err)
 	require.Equal(t, 1, ev.ID.Compare(w), "the first event followed is above W")

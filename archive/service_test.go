@@ -29,15 +29,16 @@ func TestService(t *testing.T) {
 		Tick:     5 * time.Millisecond,
 		OnSweep:  func(r archive.SweepResult) { sweeps <- r },
 	})
-	<-a.Stopped() // closed before Start
+	echomqtest.Recv(t, a.Stopped(), time.Second, "Stopped, closed before Start")
 	require.NoError(t, a.Start(ctx))
 	require.ErrorIs(t, a.Start(ctx), echomq.ErrRunning, "already started")
 	require.ErrorIs(t, a.Run(ctx), echomq.ErrRunning, "Run is refused while started")
-	first := <-sweeps
+	first := echomqtest.Recv(t, sweeps, 30*time.Second, "the first sweep")
 	require.NoError(t, first.Err())
 	require.Equal(t, int64(6), first.Folded)
 	more := appendN(t, s, 9, 4)
-	for r := range sweeps {
+	for {
+		r := echomqtest.Recv(t, sweeps, 30*time.Second, "a sweep that folds the new entries")
 		require.NoError(t, r.Err())
 		if r.Folded > 0 {
 			require.Equal(t, int64(4), r.Folded)
@@ -45,7 +46,7 @@ func TestService(t *testing.T) {
 		}
 	}
 	require.NoError(t, a.Stop(ctx))
-	<-a.Stopped()
+	echomqtest.Recv(t, a.Stopped(), 30*time.Second, "the archiver to stop")
 	require.NoError(t, a.Stop(ctx), "stopping twice does nothing")
 	require.Equal(t, append(all, more...), liveAndArchived(t, a, q, "svc"))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -123,7 +124,7 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cons.Start(ctx))
 	defer func() { require.NoError(t, cons.Stop(ctx)) }()
-	require.Equal(t, roomV3{"R6", "food", 8, "classic"}, <-got3)
+	require.Equal(t, roomV3{"R6", "food", 8, "classic"}, echomqtest.Recv(t, got3, 30*time.Second, "R6's delivery"))
 }
 
 // TestTypedFoldStopsOnDecodeFailure: a typed fold over a stream with an

@@ -155,11 +155,7 @@ func reasons(rows []LedgerRow) []string {
 // waitFor polls cond until it holds (at most 20s).
 func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "condition not reached")
-		time.Sleep(10 * time.Millisecond)
-	}
+	echomqtest.WaitFor(t, 20*time.Second, "the condition", cond)
 }
 
 // A guess whose scoring job died (it failed every attempt) is refunded by

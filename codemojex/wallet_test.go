@@ -2,6 +2,7 @@ package codemojex
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,7 +79,7 @@ func TestSignIn(t *testing.T) {
 		}()
 	}
 	for range res {
-		<-done
+		echomqtest.Recv(t, done, 30*time.Second, "a sign-in")
 	}
 	for _, r := range res {
 		require.Equal(t, res[0].p, r.p)

@@ -127,7 +127,7 @@ func clickThrough(sel string) chromedp.Action {
 			if err := chromedp.Evaluate(`window.__left !== true && document.readyState === "complete"`, &loaded).Do(ctx); err == nil && loaded {
 				return nil
 			}
-			time.Sleep(50 * time.Millisecond) // the next look at the page
+			time.Sleep(50 * time.Millisecond) // sleep: the pace of looking at a page mid-navigation (no event outlives the old document)
 		}
 		return ctx.Err()
 	})

@@ -28,7 +28,7 @@ func TestCommitter(t *testing.T) {
 			if len(reqs) > 5 {
 				return nil, errors.New("batch over max")
 			}
-			time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
+			time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond) // sleep: a batch's work takes a while, so batches overlap
 			out := make([]int, len(reqs))
 			for i, r := range reqs {
 				out[i] = r * 2

@@ -289,7 +289,7 @@ func TestExtendKeepsLease(t *testing.T) {
 	lost, err := q.Extend(ctx, time.Minute, j)
 	require.NoError(t, err)
 	require.Empty(t, lost)
-	time.Sleep(150 * time.Millisecond) // past the first deadline
+	time.Sleep(150 * time.Millisecond) // sleep: past the first deadline (the engine's clock)
 	res, err := q.Sweep(ctx)
 	require.NoError(t, err)
 	require.Zero(t, res.Reaped)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -81,7 +82,7 @@ func TestFairnessWorker(t *testing.T) {
 		return nil
 	})
 	startWorker(t, q, h, fastWorker(lanes.WorkerConfig{Concurrency: 4}))
-	<-lightDone
+	echomqtest.Recv(t, lightDone, 60*time.Second, "the light lane's job")
 	mu.Lock()
 	defer mu.Unlock()
 	pos := 0

@@ -75,6 +75,6 @@ func sweepUntil(t testing.TB, q *lanes.Queue, cond func(lanes.SweepResult) bool)
 		if res.Next > 0 {
 			wait = min(res.Next+time.Millisecond, 100*time.Millisecond)
 		}
-		time.Sleep(wait)
+		time.Sleep(wait) // sleep: until the engine's next due lease or backoff (bounded above)
 	}
 }

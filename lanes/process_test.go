@@ -146,9 +146,10 @@ func (c *child) kill() {
 	<-c.done
 }
 
-func (c *child) terminate() {
+func (c *child) terminate(t *testing.T) {
+	t.Helper()
 	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	<-c.done
+	echomqtest.Recv(t, c.done, 30*time.Second, "the worker process to exit on SIGTERM")
 }
 
 // records returns what the workers recorded on lane: "<index>#<attempt>".
@@ -186,7 +187,7 @@ func TestOrderAcrossProcesses(t *testing.T) {
 	}
 	st := eventuallyWithin(t, q, 90*time.Second, func(s lanes.Stats) bool { return s.Completed == lanesN*perLane })
 	for _, c := range children {
-		c.terminate()
+		c.terminate(t)
 	}
 	t.Logf("stats: %+v", st)
 	require.Positive(t, st.Failed, "handlers failed at random")
@@ -227,7 +228,7 @@ func TestKilledWorkerJobsReturnToHead(t *testing.T) {
 		enqueue(t, q, "B", fmt.Sprintf("B:%d", i))
 	}
 	c := spawn(t, "hold", echomqtest.Shared(t).URL(), q.Name(), 300*time.Millisecond)
-	held := map[string]bool{<-c.lines: true, <-c.lines: true}
+	held := map[string]bool{echomqtest.Recv(t, c.lines, 20*time.Second, "a held job"): true, echomqtest.Recv(t, c.lines, 20*time.Second, "a second held job"): true}
 	require.Equal(t, map[string]bool{"holding A:0": true, "holding B:0": true}, held)
 	c.kill()
 
@@ -271,7 +272,7 @@ func TestCrashingJobDies(t *testing.T) {
 					finished <- st
 					return
 				}
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(20 * time.Millisecond) // sleep: poll of the stats, bounded by the select below
 			}
 		}()
 		select {
@@ -281,7 +282,7 @@ func TestCrashingJobDies(t *testing.T) {
 			continue
 		case st := <-finished:
 			stop()
-			c.terminate()
+			c.terminate(t)
 			t.Logf("crashes: %d, stats: %+v", crashes, st)
 		}
 		break

@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -31,7 +33,7 @@ func TestTyped(t *testing.T) {
 		got <- g
 		return nil
 	}), fastWorker(lanes.WorkerConfig{}))
-	require.Equal(t, guess{Player: "PLR1", Emojis: []string{"🐶", "🐱"}}, <-got)
+	require.Equal(t, guess{Player: "PLR1", Emojis: []string{"🐶", "🐱"}}, echomqtest.Recv(t, got, 20*time.Second, "the typed job"))
 	eventually(t, q, func(s lanes.Stats) bool { return s.Completed == 1 && s.Dead == 1 })
 	info, err := q.Job(ctx, bad)
 	require.NoError(t, err)

@@ -27,7 +27,8 @@ func TestWorkerStopsOnClosedClient(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(context.Background()) }()
-	time.Sleep(200 * time.Millisecond) // the dispatcher is claiming and waiting
+	enqueue(t, q, "a", "x") // the dispatcher claims, runs it and waits for more
+	eventuallyWorker(t, w, func(s lanes.WorkerStats) bool { return s.Completed == 1 })
 	require.NoError(t, c.Close())
 	select {
 	case err := <-done:
@@ -53,9 +54,9 @@ func TestWorkerRidesOutRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Start(ctx))
 	enqueue(t, q, "a", "before")
-	require.Equal(t, "before", <-ran)
+	require.Equal(t, "before", echomqtest.Recv(t, ran, 20*time.Second, "the job enqueued before the outage"))
 	require.NoError(t, srv.Kill())
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // sleep: the outage lasts
 	srv.Restart(t)
 	enqueue(t, q, "a", "after")
 	select {

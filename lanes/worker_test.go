@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -67,7 +68,7 @@ func eventuallyWithin(t *testing.T, q *lanes.Queue, d time.Duration, cond func(l
 			return st
 		}
 		require.True(t, time.Now().Before(deadline), "condition not met in time: %+v", st)
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows the stats
 	}
 }
 
@@ -141,12 +142,12 @@ func TestWorkerShutdownReleases(t *testing.T) {
 	w, err := lanes.NewWorker(q, h, fastWorker(lanes.WorkerConfig{}))
 	require.NoError(t, err)
 	require.NoError(t, w.Start(ctx))
-	<-started
+	echomqtest.Recv(t, started, 20*time.Second, "the handler to start")
 	expired, cancel := context.WithCancel(ctx)
 	cancel() // no grace at all
 	require.NoError(t, w.Stop(expired))
 	require.NotNil(t, cause.Load())
-	<-w.Stopped()
+	echomqtest.Recv(t, w.Stopped(), 20*time.Second, "the worker to stop")
 
 	info, err := q.Job(ctx, id)
 	require.NoError(t, err)
@@ -175,10 +176,10 @@ func TestWorkerShutdownGrace(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	require.NoError(t, w.Start(wctx))
 	require.ErrorIs(t, w.Start(wctx), lanes.ErrRunning)
-	<-started
+	echomqtest.Recv(t, started, 20*time.Second, "the handler to start")
 	stop() // Start's ctx ends: graceful stop with ShutdownGrace
 	close(finish)
-	<-w.Stopped()
+	echomqtest.Recv(t, w.Stopped(), 20*time.Second, "the worker to stop within its grace")
 	st, err := q.Stats(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), st.Completed)
@@ -212,10 +213,10 @@ func TestWorkerLeaseLost(t *testing.T) {
 
 	// The lease lapses, the janitor returns the job to its lane and the
 	// worker runs it again in its second slot.
-	<-second
+	echomqtest.Recv(t, second, 20*time.Second, "the job's second run")
 	eventually(t, q, func(s lanes.Stats) bool { return s.Completed == 1 })
 	lanes.HoldHeartbeats(w, false)
-	require.ErrorIs(t, <-firstCause, lanes.ErrLeaseLost)
+	require.ErrorIs(t, echomqtest.Recv(t, firstCause, 20*time.Second, "the first run's cancellation"), lanes.ErrLeaseLost)
 
 	info, err := q.Job(ctx, id)
 	require.NoError(t, err)
@@ -234,7 +235,7 @@ func eventuallyWorker(t *testing.T, w *lanes.Worker, cond func(lanes.WorkerStats
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond(w.Stats()) {
 		require.True(t, time.Now().Before(deadline), "worker condition not met: %+v", w.Stats())
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows the stats
 	}
 }
 
@@ -303,7 +304,7 @@ func TestWorkerStopReleasesPrefetched(t *testing.T) {
 	w, err := lanes.NewWorker(q, h, fastWorker(lanes.WorkerConfig{Concurrency: 1, Prefetch: 2}))
 	require.NoError(t, err)
 	require.NoError(t, w.Start(ctx))
-	<-started
+	echomqtest.Recv(t, started, 20*time.Second, "the handler to start")
 	eventuallyWorker(t, w, func(s lanes.WorkerStats) bool { return s.Claimed == 3 })
 	done, cancel := context.WithCancel(ctx)
 	cancel()

@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // seen records, per stream key, every entry id folded in order.
@@ -74,7 +76,7 @@ func TestLiveCheckpointUnderConcurrentWriters(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
+	echomqtest.Join(t, &wg, 2*time.Minute, "the concurrent rebuilds")
 
 	full := map[string][]echomq.EntryID{}
 	total := 0
@@ -89,7 +91,7 @@ func TestLiveCheckpointUnderConcurrentWriters(t *testing.T) {
 	require.NoError(t, err)
 	require.LessOrEqual(t, n, total)
 	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "the live projection to stop"))
 
 	saves := store.all()
 	t.Logf("snapshots %d, final catch-up %d", len(saves), n)

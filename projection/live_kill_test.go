@@ -10,10 +10,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // The helper process: when EMQ_PROJECTION_HELPER is set, this test is the
@@ -70,7 +72,7 @@ func TestLiveKillRestart(t *testing.T) {
 			}
 		}
 	}()
-	require.Equal(t, int64(100), <-snapshots, "the child caught up and saved")
+	require.Equal(t, int64(100), echomqtest.Recv(t, snapshots, 60*time.Second, "the child's first snapshot"), "the child caught up and saved")
 
 	// Append while the child follows; kill it once it has saved live
 	// snapshots, with appends still in flight.

@@ -6,10 +6,12 @@ import (
 	"iter"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // appendN appends n events spread over the streams round-robin.
@@ -147,15 +149,15 @@ func TestLiveRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()
-	require.Equal(t, int64(20), <-saved) // the catch-up's snapshot
+	require.Equal(t, int64(20), echomqtest.Recv(t, saved, 30*time.Second, "the catch-up's snapshot"))
 
 	require.ErrorIs(t, l.Run(ctx), ErrRunning)
 	appendN(t, b.ctx, 25, c, a)
 	for applied := int64(0); applied < 45; {
-		applied = <-saved
+		applied = echomqtest.Recv(t, saved, 30*time.Second, "a snapshot of the appended events")
 	}
 	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "the live projection to stop"))
 
 	want, err := Fold(b.ctx, All, Stats("points", "room"), a, c)
 	require.NoError(t, err)

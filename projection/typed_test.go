@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 type scoredV2 struct {
@@ -45,10 +46,7 @@ func TestTypedLive(t *testing.T) {
 	require.NoError(t, err)
 	_, err = view.Append(b.ctx, scoredV2{Player: "p2", Points: 7})
 	require.NoError(t, err)
-	deadline := time.Now().Add(15 * time.Second)
-	for l.Applied() < 3 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	echomqtest.WaitFor(t, 15*time.Second, "the live projection to apply 3 events", func() bool { return l.Applied() >= 3 })
 	state, _, err := l.State(b.ctx)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int{"p1": 15, "p2": 7}, state)

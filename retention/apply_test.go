@@ -118,19 +118,20 @@ func TestDriverAgo(t *testing.T) {
 	require.NoError(t, d.Start(ctx))
 	require.ErrorIs(t, d.Start(ctx), echomq.ErrRunning, "one run at a time")
 	require.ErrorIs(t, d.Run(ctx), echomq.ErrRunning)
-	r := <-sweeps
+	r := echomqtest.Recv(t, sweeps, 30*time.Second, "the first sweep")
 	require.NoError(t, r.Err())
 	require.Equal(t, int64(5), r.Trimmed, "entries minted before now-5s = t0+5s")
 	require.Equal(t, all[5:], live(t, s))
 	nowMs.set(t0.Add(17 * time.Second).UnixMilli())
-	for r := range sweeps {
+	for {
+		r := echomqtest.Recv(t, sweeps, 30*time.Second, "a sweep that trims")
 		if r.Trimmed > 0 {
 			require.Equal(t, int64(7), r.Trimmed)
 			break
 		}
 	}
 	require.NoError(t, d.Stop(ctx))
-	<-d.Stopped()
+	echomqtest.Recv(t, d.Stopped(), 30*time.Second, "the driver to stop")
 	require.Equal(t, all[12:], live(t, s))
 }
 

@@ -42,7 +42,7 @@ func TestDriverStartsDuringOutage(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, srv.Kill())
 	require.NoError(t, d.Start(context.Background()), "a driver starts while the engine is away")
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // sleep: the outage lasts; the driver keeps trying meanwhile
 	srv.Restart(t)
 	require.Eventually(t, func() bool { return trimmed.get() == 7 }, 30*time.Second, 20*time.Millisecond)
 	require.NoError(t, d.Stop(context.Background()))

@@ -7,11 +7,29 @@
 # proves that a program that does not import package embedded cannot ask
 # for it: Connect with "embedded:" and with "" both return ErrNoEngine.
 #
+# It also checks that tests wait on events, not on time: every time.Sleep in
+# a _test.go file of any module must carry a `// sleep: <reason>` comment on
+# its line or the line before, saying why the passing time is itself the
+# subject (an engine kept paused for a while, a writer that runs for N
+# seconds). A test waiting for something to happen waits on the event
+# instead: echomqtest.Recv, echomqtest.WaitFor, a hook, or testing/synctest.
+#
 #   scripts/check-house.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 MAX_MODULES=${MAX_MODULES:-30}
 forbidden='go-redis|hibiken/asynq|ThreeDotsLabs/watermill|chromedp|go-telegram|minio|google.golang.org/grpc|spf13/cobra|apache/arrow|prometheus/client_golang|go.opentelemetry.io'
+
+sleeps="$(cd "$root" && git ls-files -co --exclude-standard -- '*_test.go' | xargs awk '
+	FNR == 1 { prev = "" }
+	/time\.Sleep\(/ && $0 !~ /\/\/ sleep: / && prev !~ /\/\/ sleep: / { print FILENAME ":" FNR ":" $0 }
+	{ prev = $0 }')"
+if [ -n "$sleeps" ]; then
+	echo "FAIL: time.Sleep in a test without a '// sleep: <reason>' comment (wait on the event instead):" >&2
+	printf '%s\n' "$sleeps" >&2
+	exit 1
+fi
+echo "sleeps in tests: every one says why"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

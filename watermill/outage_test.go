@@ -6,6 +6,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
+	"github.com/echomq/echomq/echomqtest"
 	emqwm "github.com/echomq/echomq/watermill"
 )
 
@@ -41,8 +42,8 @@ func TestRidesOutRestart(t *testing.T) {
 		ch, err := sub.Subscribe(context.Background(), "t")
 		subDone <- subscribed{ch, err}
 	}()
-	<-started
-	s := <-func() chan subscribed { srv.Restart(t); return subDone }()
+	echomqtest.Recv(t, started, waitFor, "the subscriber to start")
+	s := echomqtest.Recv(t, func() chan subscribed { srv.Restart(t); return subDone }(), waitFor, "Subscribe across the restart")
 	if s.err != nil {
 		t.Fatalf("Subscribe across the restart: %v", s.err)
 	}
@@ -53,9 +54,9 @@ func TestRidesOutRestart(t *testing.T) {
 		started <- struct{}{}
 		pubDone <- pub.Publish("t", message.NewMessage("m1", []byte("x")))
 	}()
-	<-started
+	echomqtest.Recv(t, started, waitFor, "the publisher to start")
 	srv.Restart(t)
-	if err := <-pubDone; err != nil {
+	if err := echomqtest.Recv(t, pubDone, waitFor, "Publish across the restart"); err != nil {
 		t.Fatalf("Publish across the restart: %v", err)
 	}
 	m := next(t, s.ch)

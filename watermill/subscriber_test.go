@@ -128,13 +128,10 @@ func TestAckNackInOrder(t *testing.T) {
 					t.Fatal(err)
 				}
 				// Acks are sent in the background; everything settles.
-				for deadline := time.Now().Add(waitFor); info.Pending != 0 && time.Now().Before(deadline); {
-					time.Sleep(10 * time.Millisecond)
+				echomqtest.WaitFor(t, waitFor, "nothing pending after every Ack", func() bool {
 					info, _ = e.client.Group(e.queue, "orders", group).Info(context.Background())
-				}
-				if info.Pending != 0 {
-					t.Fatalf("pending %d after every Ack", info.Pending)
-				}
+					return info.Pending == 0
+				})
 			}
 		})
 	}
@@ -167,14 +164,12 @@ func TestDeadLetterAfterMaxDeliveries(t *testing.T) {
 	m.Ack()
 	dead := e.client.DeadLetters(e.queue, "pay")
 	var letters []echomq.DeadLetter
-	for deadline := time.Now().Add(waitFor); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	echomqtest.WaitFor(t, waitFor, "the poison message's dead letter", func() bool {
 		if letters, err = dead.List(context.Background(), echomq.All, nil); err != nil {
 			t.Fatal(err)
 		}
-		if len(letters) > 0 {
-			break
-		}
-	}
+		return len(letters) > 0
+	})
 	if len(letters) != 1 {
 		t.Fatalf("%d dead letters, want 1", len(letters))
 	}
@@ -187,12 +182,10 @@ func TestDeadLetterAfterMaxDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(waitFor); info.Pending != 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	echomqtest.WaitFor(t, waitFor, "the poison message to be settled (nothing pending)", func() bool {
 		info, _ = e.client.Group(e.queue, "pay", "g").Info(context.Background())
-	}
-	if info.Pending != 0 {
-		t.Fatalf("pending %d: the poison message is not settled", info.Pending)
-	}
+		return info.Pending == 0
+	})
 }
 
 func TestAckDeadlineRedelivers(t *testing.T) {
@@ -330,8 +323,13 @@ func TestCloseUnblocksAndHandsBack(t *testing.T) {
 		t.Fatal("the held message's context survived Close")
 	}
 	for _, ch := range []<-chan *message.Message{held, unread} {
-		if _, ok := <-ch; ok {
-			t.Fatal("a message after Close")
+		select {
+		case _, ok := <-ch:
+			if ok {
+				t.Fatal("a message after Close")
+			}
+		case <-time.After(waitFor):
+			t.Fatal("a subscription's channel still open after Close")
 		}
 	}
 	if err := sub.Close(); err != nil { // idempotent

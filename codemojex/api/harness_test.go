@@ -265,9 +265,5 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // waitFor polls cond until it holds (at most 20s).
 func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		require.True(t, time.Now().Before(deadline), "condition not reached")
-		time.Sleep(10 * time.Millisecond)
-	}
+	echomqtest.WaitFor(t, 20*time.Second, "the condition", cond)
 }

@@ -168,7 +168,7 @@ func TestAbuse(t *testing.T) {
 		require.Equal(t, http.StatusOK, code, string(b))
 		require.False(t, bytes.Contains(b, []byte(`"status":"queued"`)), "scored within the wait: %s", b)
 		lat = append(lat, time.Since(start))
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // sleep: the real player's pace
 	}
 	close(stop)
 	wg.Wait()

@@ -50,7 +50,7 @@ func TestServeAndSim(t *testing.T) {
 	require.Contains(t, rep.String(), "scored")
 
 	cancel()
-	require.NoError(t, <-served)
+	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
 }
 
 // voids is how many accepted guesses were not scored: only a crack closing
@@ -96,7 +96,7 @@ func TestServeEmbeddedSaysSo(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "is serving on") }, 60*time.Second, 20*time.Millisecond, errw.String())
 	cancel()
-	require.Equal(t, 0, <-done, errw.String())
+	require.Equal(t, 0, echomqtest.Recv(t, done, 30*time.Second, "the server to exit"), errw.String())
 	require.Contains(t, errw.String(), "echomq: using the embedded in-process engine")
 	require.Contains(t, errw.String(), "nothing persists when the process exits")
 	require.NotContains(t, out.String(), "echomq: using the embedded")

@@ -28,7 +28,7 @@ type fault struct {
 func restartAfter(d time.Duration) fault {
 	return fault{fmt.Sprintf("engine restart after %v", d), func(t *testing.T, srv *echomqtest.Server, _ *echomqtest.Proxy) {
 		require.NoError(t, srv.Kill())
-		time.Sleep(d)
+		time.Sleep(d) // sleep: the fault lasts d
 		srv.Restart(t)
 	}}
 }
@@ -36,7 +36,7 @@ func restartAfter(d time.Duration) fault {
 func pauseFor(d time.Duration) fault {
 	return fault{fmt.Sprintf("engine paused %v", d), func(t *testing.T, srv *echomqtest.Server, _ *echomqtest.Proxy) {
 		require.NoError(t, srv.Pause())
-		time.Sleep(d)
+		time.Sleep(d) // sleep: the fault lasts d
 		require.NoError(t, srv.Resume())
 	}}
 }
@@ -44,7 +44,7 @@ func pauseFor(d time.Duration) fault {
 func partitionFor(d time.Duration) fault {
 	return fault{fmt.Sprintf("partition %v", d), func(_ *testing.T, _ *echomqtest.Server, p *echomqtest.Proxy) {
 		p.Partition()
-		time.Sleep(d)
+		time.Sleep(d) // sleep: the fault lasts d
 		p.Heal()
 	}}
 }
@@ -52,7 +52,7 @@ func partitionFor(d time.Duration) fault {
 func latencyFor(lat, d time.Duration) fault {
 	return fault{fmt.Sprintf("latency %v for %v", lat, d), func(_ *testing.T, _ *echomqtest.Server, p *echomqtest.Proxy) {
 		p.SetLatency(lat)
-		time.Sleep(d)
+		time.Sleep(d) // sleep: the fault lasts d
 		p.SetLatency(0)
 	}}
 }
@@ -106,7 +106,7 @@ func TestServeRidesOutFaults(t *testing.T) {
 				scored.Store(info.Length)
 			}
 			rcancel()
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // sleep: the score counter's pace
 		}
 	}()
 
@@ -173,7 +173,7 @@ func TestServeRidesOutFaults(t *testing.T) {
 	default:
 	}
 	cancel()
-	require.NoError(t, <-served)
+	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
 	out := logs.String()
 	t.Logf("serve logged %d warnings, %d errors, %d recoveries", strings.Count(out, "level=WARN"), strings.Count(out, "level=ERROR"), strings.Count(out, "recovered"))
 	for line, n := range logKinds(out) {

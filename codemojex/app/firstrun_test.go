@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // The first run explains itself: the banner says how sign-in stands and how
@@ -49,7 +50,7 @@ func TestBannerCurlWorksAsPrinted(t *testing.T) {
 		require.Contains(t, string(got), want, "%s", got)
 	}
 	cancel()
-	require.Equal(t, 0, <-done, errw.String())
+	require.Equal(t, 0, echomqtest.Recv(t, done, 30*time.Second, "the server to exit"), errw.String())
 }
 
 // Without any sign-in the banner says so and says how to turn one on.

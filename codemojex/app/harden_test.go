@@ -50,7 +50,7 @@ func startServe(t *testing.T, cfg ServeConfig) *served {
 	}
 	t.Cleanup(func() {
 		cancel()
-		<-s.done
+		echomqtest.Recv(t, s.done, 30*time.Second, "the server to stop")
 	})
 	return s
 }
@@ -150,7 +150,7 @@ func TestTimeouts(t *testing.T) {
 	require.NoError(t, conn.SetReadDeadline(time.Now().Add(20*time.Second)))
 	go func() { // keep trickling: one byte every 300ms
 		for range 60 {
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // sleep: the slow client's pace
 			if _, err := conn.Write([]byte(" ")); err != nil {
 				return
 			}
@@ -327,7 +327,7 @@ func TestShutdownAnswersWaits(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		polled <- append([]byte(fmt.Sprintf("%d ", resp.StatusCode)), b...)
 	}()
-	time.Sleep(300 * time.Millisecond) // the long-poll is waiting (nothing can wake it: lanes paused)
+	time.Sleep(300 * time.Millisecond) // sleep: the long-poll is waiting (nothing can wake it: lanes paused); no signal comes out of the server's wait
 	start := time.Now()
 	s.stop()
 	var answer []byte

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -283,5 +284,5 @@ func TestServeOperatorPages(t *testing.T) {
 	require.Len(t, resp.Cookies(), 1)
 	noRedirect.CloseIdleConnections()
 	cancel()
-	require.NoError(t, <-served)
+	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
 }

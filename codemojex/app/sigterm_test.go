@@ -144,7 +144,7 @@ func TestSIGTERM(t *testing.T) {
 		}
 		polled <- time.Now()
 	}()
-	time.Sleep(500 * time.Millisecond) // load running, long-poll waiting
+	time.Sleep(500 * time.Millisecond) // sleep: load running, long-poll waiting in the child process; no signal crosses to the test
 	sent := time.Now()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	var answeredAt time.Time
@@ -167,7 +167,7 @@ func TestSIGTERM(t *testing.T) {
 		t.Fatalf("exit code %d", ee.ExitCode())
 	}
 	require.NoError(t, werr, "exit 0")
-	require.Contains(t, <-feedBody, "event: shutdown")
+	require.Contains(t, echomqtest.Recv(t, feedBody, 30*time.Second, "the live feed to end"), "event: shutdown")
 	t.Logf("SIGTERM → long-poll answered in %v; process exited %v after the answer",
 		answeredAt.Sub(sent).Round(time.Millisecond), exitedAt.Sub(answeredAt).Round(time.Millisecond))
 	require.Less(t, exitedAt.Sub(answeredAt), 2*time.Second, "exit within 2 s of the long-poll's answer")

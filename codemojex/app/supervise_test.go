@@ -55,7 +55,7 @@ func TestSupervise(t *testing.T) {
 						return nil
 					})
 				}()
-				time.Sleep(10 * time.Minute) // the bubble's clock: every backoff passes
+				time.Sleep(10 * time.Minute) // sleep: the bubble's clock: every backoff passes
 				synctest.Wait()
 				require.Equal(t, tc.wantRuns, runs)
 				if tc.stopped != nil {

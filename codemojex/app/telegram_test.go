@@ -81,5 +81,5 @@ func TestServeTelegramWebhook(t *testing.T) {
 		return len(texts) == 1 && strings.Contains(texts[0], "Welcome")
 	}, 20*time.Second, 10*time.Millisecond, "the welcome, once")
 	cancel()
-	require.NoError(t, <-served)
+	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
 }

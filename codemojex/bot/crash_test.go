@@ -102,7 +102,7 @@ func TestNotificationsSurviveKills(t *testing.T) {
 			_, err := h.e.Submit(ctx, p, game, codes)
 			require.NoError(t, err)
 		}
-		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond) // sleep: a random moment to crash at
 		kill()
 		kills++
 		kill = start()
@@ -122,7 +122,7 @@ func TestNotificationsSurviveKills(t *testing.T) {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "%d players still miss notifications", short)
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // sleep: poll of a bounded wait whose failure counts who misses
 	}
 	h.awaitOutboxIdle()
 	dups := 0

@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // call is one Bot API request the fake server saw.
@@ -194,7 +197,7 @@ func (f *fakeAPI) await(t *testing.T, method string, chat int64, substr string) 
 		if cs := f.to(method, chat, substr); len(cs) > 0 {
 			return cs[len(cs)-1]
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows what was sent
 	}
 	var seen []string
 	for _, c := range f.recorded(method) {
@@ -207,14 +210,14 @@ func (f *fakeAPI) await(t *testing.T, method string, chat int64, substr string) 
 // waitPoll blocks until a getUpdates acknowledged updates before offset.
 func (f *fakeAPI) waitPoll(t *testing.T, offset float64) {
 	t.Helper()
-	for {
+	echomqtest.WaitFor(t, 30*time.Second, fmt.Sprintf("a getUpdates at offset %v", offset), func() bool {
 		for _, c := range f.recorded("getUpdates") {
 			if c.Params["offset"] == offset {
-				return
+				return true
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

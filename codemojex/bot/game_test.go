@@ -13,6 +13,7 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/bot"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // TestWholeGame plays a game through commands and button presses against
@@ -164,7 +165,7 @@ func TestWholeGame(t *testing.T) {
 	}, 20*time.Second, 10*time.Millisecond, "the replay read and acknowledged every event")
 	require.Equal(t, once, counts())
 	stop()
-	require.NoError(t, <-done)
+	require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "the bot to stop"))
 }
 
 // player resolves a Telegram user to their player, as the bot does.

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq/codemojex/bot"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // TestPruneNotices: notices younger than NoticeTTL stay; a bot whose
@@ -45,5 +46,5 @@ func TestPruneNotices(t *testing.T) {
 		return len(keys) == 0
 	}, 10*time.Second, 10*time.Millisecond, "pruned")
 	stop()
-	require.NoError(t, <-done)
+	require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "the bot to stop"))
 }

@@ -50,8 +50,8 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 	require.Eventually(t, func() bool { return rooms() == 1 }, 10*time.Second, 20*time.Millisecond)
 
 	for i, fault := range []func(){
-		func() { require.NoError(t, srv.Kill()); time.Sleep(2 * time.Second); srv.Restart(t) },
-		func() { require.NoError(t, srv.Pause()); time.Sleep(3 * time.Second); require.NoError(t, srv.Resume()) },
+		func() { require.NoError(t, srv.Kill()); time.Sleep(2 * time.Second); srv.Restart(t) },                    // sleep: the outage lasts
+		func() { require.NoError(t, srv.Pause()); time.Sleep(3 * time.Second); require.NoError(t, srv.Resume()) }, // sleep: the outage lasts
 	} {
 		fault()
 		// The room is written once the engine answers again: a write cut off
@@ -75,7 +75,7 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 	}
 	require.Eventually(t, recovered, 10*time.Second, 50*time.Millisecond, "logs:\n%s", logs)
 	stop()
-	require.NoError(t, <-ran)
+	require.NoError(t, echomqtest.Recv(t, ran, 30*time.Second, "the views to stop"))
 	t.Logf("views logged %d outages and %d recoveries", strings.Count(logs.String(), "engine unavailable")+strings.Count(logs.String(), "trying it again"),
 		strings.Count(logs.String(), "engine back")+strings.Count(logs.String(), "view recovered"))
 }
@@ -110,5 +110,5 @@ func TestViewsRunTwice(t *testing.T) {
 	case <-time.After(200 * time.Millisecond):
 	}
 	stop()
-	require.NoError(t, <-runs)
+	require.NoError(t, echomqtest.Recv(t, runs, 30*time.Second, "the other run to stop"))
 }

@@ -100,7 +100,7 @@ func TestServiceContract(t *testing.T) {
 			require.ErrorIs(t, svc.Start(ctx), echomq.ErrRunning)
 			require.ErrorIs(t, svc.Run(ctx), echomq.ErrRunning)
 			require.NoError(t, svc.Stop(ctx))
-			<-svc.Stopped()
+			echomqtest.Recv(t, svc.Stopped(), 30*time.Second, "Stopped after Stop")
 			require.NoError(t, svc.Stop(ctx), "Stop is idempotent")
 			if !tc.restartable {
 				require.ErrorIs(t, svc.Start(ctx), echomq.ErrRunning, "a single-use service says so")
@@ -120,13 +120,13 @@ func TestServiceContract(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("Run did not return after its context ended")
 			}
-			<-svc.Stopped()
+			echomqtest.Recv(t, svc.Stopped(), 30*time.Second, "Stopped after Run returned")
 
 			// Stop ends a Run too.
 			go func() { done <- svc.Run(ctx) }()
 			require.Eventually(t, func() bool { return running(svc) }, 30*time.Second, 10*time.Millisecond)
 			require.NoError(t, svc.Stop(ctx))
-			require.NoError(t, <-done)
+			require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "Run to return after Stop"))
 		})
 	}
 }

@@ -120,7 +120,7 @@ func (c *cell) call(took time.Duration, err error) {
 // watchExit counts a run that ends before the test stops it.
 func (c *cell) watchExit(stopped <-chan struct{}) {
 	go func() {
-		<-stopped
+		<-stopped // the run's end, whenever it comes
 		if !c.stopping.Load() {
 			c.exits.Add(1)
 		}

@@ -12,6 +12,7 @@ import (
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
+	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 	"github.com/echomq/echomq/projection"
 	"github.com/echomq/echomq/retention"
@@ -143,7 +144,7 @@ func startFollow(c *cell, ctx context.Context) func() {
 			c.exits.Add(1) // the iteration ended on its own
 		}
 	}()
-	return func() { <-done } // ctx ended before stop is called
+	return func() { echomqtest.Recv(c.t, done, time.Minute, "the component to stop") } // ctx ended before stop is called
 }
 
 // seenProjection folds the items of a stream into how often each was
@@ -227,7 +228,7 @@ func startCached(c *cell, ctx context.Context) func() {
 		}
 	}()
 	return func() {
-		<-done
+		echomqtest.Recv(c.t, done, time.Minute, "the fold to stop")
 		for n, k := range last {
 			for range k - 1 {
 				c.seen.add(n) // a fold that counted an item twice
@@ -256,7 +257,7 @@ func startReads(c *cell, ctx context.Context) func() {
 		}
 	}()
 	c.reader = s
-	return func() { <-done }
+	return func() { echomqtest.Recv(c.t, done, time.Minute, "the reader to stop") }
 }
 
 // finalReads: the same client, not rebuilt, reads everything acknowledged,

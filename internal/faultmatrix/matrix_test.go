@@ -162,7 +162,7 @@ func runFault(t *testing.T, f fault) ([]row, string) {
 		f.inject(c)
 	})
 	cpu0, wall0 := cpuTime(), time.Now()
-	time.Sleep(f.d)
+	time.Sleep(f.d) // sleep: the fault lasts f.d
 	cpu1, wall1 := cpuTime(), time.Now()
 	forEach(cells, func(i int, c *cell) {
 		c.attempts = c.proxy.Counts().Sub(before[i])
@@ -173,13 +173,13 @@ func runFault(t *testing.T, f fault) ([]row, string) {
 	cpuLine := fmt.Sprintf("| %s | %v | %v | %.1f %% |", f.name, window.Round(time.Millisecond),
 		(cpu1 - cpu0).Round(time.Millisecond), 100*float64(cpu1-cpu0)/float64(window))
 
-	time.Sleep(produceAfter)
+	time.Sleep(produceAfter) // sleep: the producers run on a while after the fault
 	stopProducing()
 	producers.Wait()
 	deadline := time.Now().Add(catchUpTimeout)
 	for _, c := range cells {
 		for !c.caughtUp() && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // sleep: poll of a bounded wait; a cell that does not catch up fails its check below
 		}
 	}
 	for _, c := range cells {

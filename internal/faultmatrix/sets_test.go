@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	echomq "github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // The set rows read two streams of the cell's queue as one: the consumer a
@@ -87,5 +88,5 @@ func startSetFollower(c *cell, ctx context.Context) func() {
 			c.t.Errorf("SetFollower: %d events out of order, %d counted late", disorder, st.Late)
 		}
 	}()
-	return func() { <-done } // ctx ended before stop is called
+	return func() { echomqtest.Recv(c.t, done, time.Minute, "the component to stop") } // ctx ended before stop is called
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	echomq "github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // TestStopDuringOutage stops every component while its engine is paused
@@ -34,8 +35,11 @@ func TestStopDuringOutage(t *testing.T) {
 				}
 			}()
 			require.Eventually(t, func() bool { return len(c.acked.names()) >= 5 }, warmTimeout, 50*time.Millisecond)
+			paused := c.proxy.Counts()
 			require.NoError(t, c.srv.Pause())
-			time.Sleep(time.Second) // calls are in flight against the hung engine
+			echomqtest.WaitFor(t, 30*time.Second, "a call in flight against the hung engine", func() bool {
+				return c.proxy.Counts().Chunks > paused.Chunks
+			})
 			c.stopping.Store(true)
 			stopProducing()
 			start := time.Now()
@@ -43,7 +47,7 @@ func TestStopDuringOutage(t *testing.T) {
 			stop()
 			took := time.Since(start)
 			require.NoError(t, c.srv.Resume())
-			<-done // the producer's append in flight, bounded by the call bound
+			echomqtest.Recv(t, done, 30*time.Second, "the producer's append in flight, bounded by the call bound")
 			// Grace of the slowest stopper (a settle or ack in flight, then
 			// the final snapshot or release) plus the call bound.
 			bound := 2*echomq.DefaultCallTimeout + 10*time.Second

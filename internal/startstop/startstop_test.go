@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestStartStop(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testStartStop) // pure Go: a run that never ends deadlocks the bubble and fails
+}
+
+func testStartStop(t *testing.T) {
 	var s startstop.Service
 	select {
 	case <-s.Stopped():
@@ -34,7 +39,7 @@ func TestStartStop(t *testing.T) {
 	require.NoError(t, s.Stop(context.Background()))
 	<-s.Stopped()
 	n := ticks.Load()
-	time.Sleep(5 * time.Millisecond)
+	time.Sleep(5 * time.Millisecond) // sleep: the bubble's clock: five ticks' time passes
 	require.Equal(t, n, ticks.Load(), "no tick after Stop returned")
 	require.NoError(t, s.Start(context.Background(), func(context.Context) error { return nil }), "startable again")
 	<-s.Stopped()
@@ -42,6 +47,10 @@ func TestStartStop(t *testing.T) {
 
 func TestEndsWithItsContext(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testEndsWithItsContext) // pure Go: a run that never ends deadlocks the bubble and fails
+}
+
+func testEndsWithItsContext(t *testing.T) {
 	var s startstop.Service
 	ctx, cancel := context.WithCancel(context.Background())
 	require.NoError(t, s.Start(ctx, func(ctx context.Context) error { <-ctx.Done(); return nil }))
@@ -54,6 +63,10 @@ func TestEndsWithItsContext(t *testing.T) {
 
 func TestStopWaitsBoundedByCtx(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testStopWaitsBoundedByCtx) // pure Go: a run that never ends deadlocks the bubble and fails
+}
+
+func testStopWaitsBoundedByCtx(t *testing.T) {
 	var s startstop.Service
 	release := make(chan struct{})
 	require.NoError(t, s.Start(context.Background(), func(context.Context) error { <-release; return nil }))
@@ -69,6 +82,10 @@ func TestStopWaitsBoundedByCtx(t *testing.T) {
 // and a second Stop returns it again.
 func TestRunAndErrors(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testRunAndErrors) // pure Go: a run that never ends deadlocks the bubble and fails
+}
+
+func testRunAndErrors(t *testing.T) {
 	var s startstop.Service
 	boom := errors.New("boom")
 	require.ErrorIs(t, s.Run(context.Background(), func(context.Context) error { return boom }), boom)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // goldenDir compares the transcript with testdata/<name>.golden, showing
@@ -93,7 +94,7 @@ func TestArchiveEveryUntilCancelled(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool { return strings.Count(out.String(), "\n") >= 3 }, 10*time.Second, 5*time.Millisecond)
 	cancel()
-	require.Equal(t, ExitOK, <-done)
+	require.Equal(t, ExitOK, echomqtest.Recv(t, done, 30*time.Second, "the archiver to exit when interrupted"))
 	require.Contains(t, b.must("archive", "status", "orders", "--store", dir), "entries     3")
 }
 

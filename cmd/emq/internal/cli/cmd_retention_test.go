@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/echomqtest"
 )
 
 func TestRetentionGolden(t *testing.T) {
@@ -49,7 +51,7 @@ func TestRetentionRunUntilCancelled(t *testing.T) {
 	b.must("append", "orders", "late=1")
 	require.Eventually(t, func() bool { return strings.Count(out.String(), "\n") >= 3 }, 10*time.Second, 5*time.Millisecond)
 	cancel()
-	require.Equal(t, ExitOK, <-done)
+	require.Equal(t, ExitOK, echomqtest.Recv(t, done, 30*time.Second, "the retention driver to exit when interrupted"))
 	require.Contains(t, b.must("--json", "info", "orders"), `"length":1`)
 }
 

@@ -47,7 +47,13 @@ func TestTailFollowRidesOutage(t *testing.T) {
 				require.Eventually(t, func() bool { return c.lines() >= 2 }, 20*time.Second, 10*time.Millisecond)
 			} else {
 				require.Eventually(t, func() bool { return c.lines() >= 1 }, 20*time.Second, 10*time.Millisecond)
-				time.Sleep(time.Second) // the follower has made its first read (a set follows new entries only)
+				// The follower has made its first read (a set follows new
+				// entries only): it is blocked in it on its engine.
+				echomqtest.WaitFor(t, 20*time.Second, "the follower blocked in its first read", func() bool {
+					info, err := srv.Info("clients")
+					require.NoError(t, err)
+					return info["blocked_clients"] != "0"
+				})
 			}
 			before := c.lines()
 

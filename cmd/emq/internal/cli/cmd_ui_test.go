@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/echomqtest"
 )
 
 const uiToken = "a-ui-token-for-the-tests"
@@ -30,7 +32,7 @@ func startUI(t *testing.T, b *bundle, args ...string) (string, *syncBuffer) {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		require.Equal(t, ExitOK, <-done, "ui exits 0 when interrupted")
+		require.Equal(t, ExitOK, echomqtest.Recv(t, done, 30*time.Second, "ui to exit when interrupted"), "ui exits 0 when interrupted")
 	})
 	re := regexp.MustCompile(`dashboard  (http://\S+)/  `)
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "writes") }, 20*time.Second, 10*time.Millisecond, "ui started")
