@@ -130,7 +130,7 @@ func TestAppendOptionsRefused(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	s := c.Stream(echomqtest.Queue(t), "opts")
-	job := echomq.MustID(echomq.BrandJob, 1)
+	job := echomq.MustID("JOB", 1)
 	evt := mint(t, c, s.Queue(), echomq.BrandEvent)
 	for _, tc := range []struct {
 		name string

@@ -146,7 +146,7 @@ func testRawEntryShape(t *testing.T, c *echomq.Client, q string) {
 
 func testKindDoor(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "door")
-	job := echomq.MustID(echomq.BrandJob, 12345)
+	job := echomq.MustID("JOB", 12345)
 	err := s.AppendID(ctx, job, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrWrongKind)
 	var ke *echomq.KindError
@@ -244,7 +244,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 		{"negative maxlen", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Trim(ctx, echomq.MaxLen(-1)); return err }, echomq.ErrInvalidArgument},
 		{"latest zero", func(c *echomq.Client) error { _, err := c.Stream(q, "s").ReadLatest(ctx, 0); return err }, echomq.ErrInvalidArgument},
 		{"wrong kind watermark", func(c *echomq.Client) error {
-			return c.Stream(q, "s").PutArchived(ctx, echomq.MustID(echomq.BrandJob, 1))
+			return c.Stream(q, "s").PutArchived(ctx, echomq.MustID("JOB", 1))
 		}, echomq.ErrWrongKind},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

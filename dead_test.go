@@ -153,7 +153,7 @@ func TestDeadBadInput(t *testing.T) {
 	e := newGroupEnv(t)
 	dead := e.stream.DeadLetters()
 	badName := e.c.DeadLetters(e.queue, "a:b")
-	job := echomq.MustID(echomq.BrandJob, 1)
+	job := echomq.MustID("JOB", 1)
 	for _, tc := range []struct {
 		name    string
 		call    func(context.Context) error

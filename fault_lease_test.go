@@ -87,7 +87,7 @@ func TestConfiguredNodeIgnoresLease(t *testing.T) {
 	require.NoError(t, err)
 	snow, _ := id.EntryID().Snowflake()
 	require.Equal(t, 42, snow.Node())
-	_, err = c.MintID(context.Background(), q, echomq.BrandJob)
+	_, err = c.MintID(context.Background(), q, "JOB")
 	require.NoError(t, err)
 }
 

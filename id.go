@@ -14,18 +14,15 @@ const (
 	base62Alph = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
-// Brands in use. A stream admits exactly one brand, [BrandEvent], because
-// byte order equals mint order only within one brand.
-const (
-	BrandEvent  = "EVT" // stream records
-	BrandJob    = "JOB" // lane jobs
-	BrandPlayer = "PLR"
-	BrandRoom   = "ROM"
-	BrandGame   = "GAM"
-	BrandGuess  = "GES"
-	BrandEmoji  = "EMS"
-	BrandLedger = "TXN"
-)
+// BrandEvent is the brand of stream records. A stream admits exactly this
+// one brand, because byte order equals mint order only within one brand.
+//
+// Any three uppercase ASCII letters are a valid brand: a program names its
+// own ([NewID], [Minter.NextID], [Client.MintID]) with no registration, and
+// keeps its brands next to the code that mints them (package lanes has
+// lanes.BrandJob; an application its own, "PLR", "ROM", …). The library
+// checks only the form.
+const BrandEvent = "EVT"
 
 // base62Index maps a byte to its digit value, or 0xFF when it is not in the
 // alphabet. Built once so decoding is a table lookup per byte.

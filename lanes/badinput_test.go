@@ -31,8 +31,8 @@ func TestBadInput(t *testing.T) {
 	name := echomqtest.Queue(t)
 	q, err := lanes.New(client, name, &lanes.Config{MaxPayload: 16})
 	require.NoError(t, err)
-	plr := echomq.MustID(echomq.BrandPlayer, 1)
-	job := echomq.MustID(echomq.BrandJob, 1)
+	plr := echomq.MustID("PLR", 1)
+	job := echomq.MustID(lanes.BrandJob, 1)
 
 	var (
 		nameErr *echomq.NameError

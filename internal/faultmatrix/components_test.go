@@ -110,7 +110,7 @@ func produceJobs(c *cell, ctx context.Context) {
 		id, ok := ids[n]
 		if !ok {
 			var err error
-			if id, err = c.direct.MintID(ctx, c.queue, echomq.BrandJob); err != nil {
+			if id, err = c.direct.MintID(ctx, c.queue, "JOB"); err != nil {
 				return err
 			}
 			ids[n] = id
