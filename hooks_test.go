@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/lanes"
 )
 
 // recorder implements every hook of the root package and keeps what it
@@ -144,7 +145,7 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	require.Positive(t, got.calls["XADD"], "engine calls: %v", got.calls)
 	require.Len(t, c.Hooks(), 2)
 	require.Len(t, echomq.HooksOf[echomq.AppendHook](c), 1)
-	require.Empty(t, echomq.HooksOf[echomq.JobHook](c))
+	require.Empty(t, echomq.HooksOf[lanes.JobHook](c), "a feature package finds only the hooks of its own interface")
 }
 
 func TestHooksPrepareAddsFields(t *testing.T) {
