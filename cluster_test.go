@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 )
 
@@ -39,8 +40,8 @@ func TestCluster(t *testing.T) {
 		evs, err = s.ReadWindow(ctx, t0.Add(-time.Second), time.Now().Add(time.Second), nil)
 		require.NoError(t, err)
 		require.Equal(t, want, ids(evs))
-		require.NoError(t, s.PutArchived(ctx, want[0]))
-		w, ok, err := s.GetArchived(ctx)
+		require.NoError(t, archive.SetWatermark(ctx, s, want[0]))
+		w, ok, err := archive.Watermark(ctx, s)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, want[0], w)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/embedded"
 )
@@ -214,9 +215,9 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 		{"empty stream", func(c *echomq.Client) error { _, err := c.Stream(q, "").Read(ctx, echomq.All, nil); return err }, echomq.ErrInvalidName},
 		{"archived suffix", func(c *echomq.Client) error { _, err := c.Stream(q, "s:archived").Append(ctx, nil); return err }, echomq.ErrInvalidName},
 		{"brace", func(c *echomq.Client) error { _, err := c.Stream(q, "{x}").Trim(ctx, echomq.MaxLen(1)); return err }, echomq.ErrInvalidName},
-		{"space", func(c *echomq.Client) error { return c.Stream(q, "a b").PutArchived(ctx, at(t, now, 0, 0)) }, echomq.ErrInvalidName},
+		{"space", func(c *echomq.Client) error { return archive.SetWatermark(ctx, c.Stream(q, "a b"), at(t, now, 0, 0)) }, echomq.ErrInvalidName},
 		{"too long", func(c *echomq.Client) error {
-			_, _, err := c.Stream(q, string(make([]byte, 129))).GetArchived(ctx)
+			_, _, err := archive.Watermark(ctx, c.Stream(q, string(make([]byte, 129))))
 			return err
 		}, echomq.ErrInvalidName},
 		{"reserved field", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Append(ctx, echomq.F("id", "x")); return err }, echomq.ErrReservedField},
@@ -244,7 +245,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 		{"negative maxlen", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Trim(ctx, echomq.MaxLen(-1)); return err }, echomq.ErrInvalidArgument},
 		{"latest zero", func(c *echomq.Client) error { _, err := c.Stream(q, "s").ReadLatest(ctx, 0); return err }, echomq.ErrInvalidArgument},
 		{"wrong kind watermark", func(c *echomq.Client) error {
-			return c.Stream(q, "s").PutArchived(ctx, echomq.MustID("JOB", 1))
+			return archive.SetWatermark(ctx, c.Stream(q, "s"), echomq.MustID("JOB", 1))
 		}, echomq.ErrWrongKind},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -386,34 +387,34 @@ func testTrimApproximate(t *testing.T, c *echomq.Client, q string) {
 
 func testWatermark(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "wm")
-	_, ok, err := s.GetArchived(ctx)
+	_, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok, "absent is an answer, not an error")
 	w1, w2 := at(t, time.Now(), 1, 1), at(t, time.Now(), 1, 2)
-	require.NoError(t, s.PutArchived(ctx, w1))
-	got, ok, err := s.GetArchived(ctx)
+	require.NoError(t, archive.SetWatermark(ctx, s, w1))
+	got, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, w1, got)
-	require.NoError(t, s.PutArchived(ctx, w2))
-	got, _, err = s.GetArchived(ctx)
+	require.NoError(t, archive.SetWatermark(ctx, s, w2))
+	got, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, w2, got)
 	raw, err := c.Do(ctx, "GET", s.Key()+":archived")
 	require.NoError(t, err)
 	require.Equal(t, w2.String(), raw, "the cache is a plain string holding W")
-	cleared, err := s.ClearArchived(ctx)
+	cleared, err := archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, cleared)
-	cleared, err = s.ClearArchived(ctx)
+	cleared, err = archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, cleared)
-	_, ok, err = s.GetArchived(ctx)
+	_, ok, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
 	_, err = c.Do(ctx, "SET", s.Key()+":archived", "garbage")
 	require.NoError(t, err)
-	_, _, err = s.GetArchived(ctx)
+	_, _, err = archive.Watermark(ctx, s)
 	require.ErrorIs(t, err, echomq.ErrMalformedID)
 }
 

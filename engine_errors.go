@@ -79,7 +79,7 @@ var scriptVerbs = []string{
 	"Consumer and StreamSet consumers (dead letters, hand-back at stop)",
 	"Group.DeleteConsumer, Group.Reset",
 	"DeadLetters.Replay",
-	"Stream.Trim and TrimReport (the archive guard), PutArchived",
+	"Stream.Trim and TrimReport (the archive guard), archive.SetWatermark",
 	"Stream.CountAfter and group lag",
 	"StreamSet discovery",
 	"Once handlers",

@@ -212,8 +212,8 @@ func TestFullEngineVerbs(t *testing.T) {
 	}, 30*time.Second, 20*time.Millisecond, "every delivery acknowledged")
 
 	// The archive's watermark cache and trim run.
-	require.NoError(t, s.PutArchived(ctx, ids[99]))
-	_, err = s.ClearArchived(ctx)
+	require.NoError(t, archive.SetWatermark(ctx, s, ids[99]))
+	_, err = archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	n, err := s.Trim(ctx, echomq.MaxLen(10).Exact())
 	require.NoError(t, err)

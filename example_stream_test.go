@@ -131,19 +131,3 @@ func ExampleParseID() {
 	// Output: EVT 209715201620567 395 2647 1704117200000-1620567 2024-01-01T13:53:20Z
 }
 
-func ExampleStream_PutArchived() {
-	ctx := context.Background()
-	client := exampleClient()
-	defer client.Close()
-
-	s := client.Stream("cm", "guess-scored")
-	_, ok, _ := s.GetArchived(ctx)
-	fmt.Println("cached:", ok)
-	w, _ := s.Append(ctx, echomq.F("points", "100"))
-	_ = s.PutArchived(ctx, w)
-	got, ok, _ := s.GetArchived(ctx)
-	fmt.Println("cached:", ok, got == w)
-	// Output:
-	// cached: false
-	// cached: true true
-}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 )
 
@@ -26,7 +27,7 @@ func TestTrimGuard(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
-	require.NoError(t, s.PutArchived(ctx, ids[14]))
+	require.NoError(t, archive.SetWatermark(ctx, s, ids[14]))
 	for i := range 10 {
 		id, err := s.Append(ctx, echomq.F("n", itoa(20+i)))
 		require.NoError(t, err)

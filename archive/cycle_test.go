@@ -30,7 +30,7 @@ func TestWatermarkCache(t *testing.T) {
 	require.NoError(t, err)
 
 	// Lost: the key is deleted.
-	had, err := s.ClearArchived(ctx)
+	had, err := archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, had)
 	st, err := a.Status(ctx, q, "w")
@@ -43,13 +43,13 @@ func TestWatermarkCache(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Cache.Restored)
 	require.False(t, res.Cache.Mismatch)
-	w, ok, err := s.GetArchived(ctx)
+	w, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, all[5], w)
 
 	// Disagreeing: another value is cached (here: an older W).
-	require.NoError(t, s.PutArchived(ctx, all[1]))
+	require.NoError(t, archive.SetWatermark(ctx, s, all[1]))
 	st, err = a.Status(ctx, q, "w")
 	require.NoError(t, err)
 	require.True(t, st.CacheMismatch)
@@ -63,7 +63,7 @@ func TestWatermarkCache(t *testing.T) {
 	require.True(t, res.Cache.Mismatch)
 	require.Equal(t, all[1], res.Cache.Cached)
 	require.Equal(t, all[5], res.Cache.Manifest)
-	w, _, err = s.GetArchived(ctx)
+	w, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, all[5], w, "the manifest wins")
 
@@ -73,7 +73,7 @@ func TestWatermarkCache(t *testing.T) {
 	res, err = a.Cycle(ctx, pol)
 	require.NoError(t, err)
 	require.True(t, res.Cache.Mismatch)
-	w, _, err = s.GetArchived(ctx)
+	w, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, all[5], w)
 
@@ -82,7 +82,7 @@ func TestWatermarkCache(t *testing.T) {
 	res, err = other.Cycle(ctx, archive.Policy{Queue: q, Stream: "w", Keep: keep(100)})
 	require.NoError(t, err)
 	require.True(t, res.Cache.Mismatch)
-	_, ok, err = s.GetArchived(ctx)
+	_, ok, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
 }
@@ -117,7 +117,7 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			appendN(t, s, 12, 6)
 			all := liveAndArchived(t, a, q, "fragile")
 			before := liveIDs(t, s)
-			cacheBefore, _, err := s.GetArchived(ctx)
+			cacheBefore, _, err := archive.Watermark(ctx, s)
 			require.NoError(t, err)
 
 			fail()
@@ -125,7 +125,7 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			require.Error(t, err)
 			require.Zero(t, res.Trimmed)
 			require.Equal(t, before, liveIDs(t, s), "nothing was trimmed")
-			cacheAfter, _, err := s.GetArchived(ctx)
+			cacheAfter, _, err := archive.Watermark(ctx, s)
 			require.NoError(t, err)
 			require.Equal(t, cacheBefore, cacheAfter, "W did not move")
 
@@ -170,7 +170,7 @@ func TestSeveralStreamsAndQueues(t *testing.T) {
 		ref := archive.StreamRef{Queue: p.Queue, Stream: p.Stream}
 		require.Contains(t, refs, ref)
 		require.Equal(t, want[ref], liveAndArchived(t, a, p.Queue, p.Stream), ref.String())
-		w, ok, err := c.Stream(p.Queue, p.Stream).GetArchived(ctx)
+		w, ok, err := archive.Watermark(ctx, c.Stream(p.Queue, p.Stream))
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, want[ref][len(want[ref])-1-i], w, ref.String())
@@ -282,7 +282,7 @@ func TestConflict(t *testing.T) {
 	require.ErrorIs(t, err, archive.ErrConflict)
 	require.Zero(t, res.Trimmed)
 	require.Len(t, liveIDs(t, s), 6)
-	_, ok, err := s.GetArchived(ctx)
+	_, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
 	// The foreign manifest is garbage here: reads refuse it loudly.

@@ -283,7 +283,7 @@ func TestFollowNewOnly(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Do(ctx, "DEL", s.Key())
 	require.NoError(t, err)
-	w, _, err := s.GetArchived(ctx)
+	w, _, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	next, stop := iterPull(a.Reader(q, "new-only").Follow(ctx, &echomq.FollowOpts{Block: 20 * time.Millisecond}))
 	defer stop()

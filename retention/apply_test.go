@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/retention"
 )
@@ -168,7 +169,7 @@ func TestRefusesArchivedStreams(t *testing.T) {
 	c := newClient(t)
 	q := echomqtest.Queue(t)
 	marked := fill(t, c.Stream(q, "archived"), t0, 5)
-	require.NoError(t, c.Stream(q, "archived").PutArchived(ctx, marked[0]))
+	require.NoError(t, archive.SetWatermark(ctx, c.Stream(q, "archived"), marked[0]))
 	fill(t, c.Stream(q, "leased"), t0, 5)
 	_, err := c.Do(ctx, "SET", "emq:{"+q+"}:stream:leased:archiver", "token", "PX", "60000")
 	require.NoError(t, err)
