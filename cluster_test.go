@@ -11,6 +11,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/tables"
 )
 
 // TestCluster: on a 3-master Redis Cluster, append, read and window work on
@@ -37,7 +38,7 @@ func TestCluster(t *testing.T) {
 		evs, err := s.Read(ctx, echomq.All, nil)
 		require.NoError(t, err)
 		require.Equal(t, want, ids(evs))
-		evs, err = s.ReadWindow(ctx, t0.Add(-time.Second), time.Now().Add(time.Second), nil)
+		evs, err = s.Read(ctx, echomq.Window(t0.Add(-time.Second), time.Now().Add(time.Second)), nil)
 		require.NoError(t, err)
 		require.Equal(t, want, ids(evs))
 		require.NoError(t, archive.SetWatermark(ctx, s, want[0]))
@@ -54,14 +55,14 @@ func TestCluster(t *testing.T) {
 		masters[fmt.Sprint(slot.(int64)*3/16384)] = true
 
 		// A transaction over the queue's records and streams runs on its slot.
-		require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 			if err := tx.Put("rooms", "ROM1", []byte("open")); err != nil {
 				return err
 			}
 			_, err := tx.Append(ctx, "room-opened", echomq.F("room", "ROM1"))
 			return err
 		}, nil))
-		v, ok, err := c.Table(q, "rooms").Get(ctx, "ROM1")
+		v, ok, err := tables.New(c, q, "rooms").Get(ctx, "ROM1")
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, "open", string(v))

@@ -231,7 +231,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 			return err
 		}, echomq.ErrReservedField},
 		{"inverted window", func(c *echomq.Client) error {
-			_, err := c.Stream(q, "s").ReadWindow(ctx, now, now.Add(-time.Millisecond), nil)
+			_, err := c.Stream(q, "s").Read(ctx, echomq.Window(now, now.Add(-time.Millisecond)), nil)
 			return err
 		}, echomq.ErrInvalidRange},
 		{"inverted range", func(c *echomq.Client) error {
@@ -297,22 +297,22 @@ func testWindowEdges(t *testing.T, c *echomq.Client, q string) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	t1 := t0.Add(300 * time.Millisecond)
 	got := appendAt(t, s, t0, []int{-1, 0, 0, 100, 300, 300, 301})
-	evs, err := s.ReadWindow(ctx, t0, t1, nil)
+	evs, err := s.Read(ctx, echomq.Window(t0, t1), nil)
 	require.NoError(t, err)
 	require.Equal(t, got[1:6], ids(evs), "t0-1ms out, t0 in, t1 in, t1+1ms out")
-	evs, err = s.ReadWindow(ctx, t0, t0, nil)
+	evs, err = s.Read(ctx, echomq.Window(t0, t0), nil)
 	require.NoError(t, err)
 	require.Equal(t, got[1:3], ids(evs), "[t, t] holds the entries minted at t")
-	evs, err = s.ReadWindow(ctx, t0, t1, &echomq.ReadOpts{Count: 2})
+	evs, err = s.Read(ctx, echomq.Window(t0, t1), &echomq.ReadOpts{Count: 2})
 	require.NoError(t, err)
 	require.Equal(t, got[1:3], ids(evs))
-	evs, err = s.ReadSince(ctx, t1, nil)
+	evs, err = s.Read(ctx, echomq.Since(t1), nil)
 	require.NoError(t, err)
 	require.Equal(t, got[4:], ids(evs))
-	evs, err = s.ReadWindow(ctx, t0.Add(-time.Hour), t0.Add(-time.Minute), nil)
+	evs, err = s.Read(ctx, echomq.Window(t0.Add(-time.Hour), t0.Add(-time.Minute)), nil)
 	require.NoError(t, err)
 	require.Empty(t, evs)
-	_, err = s.ReadWindow(ctx, t1, t0, nil)
+	_, err = s.Read(ctx, echomq.Window(t1, t0), nil)
 	require.ErrorIs(t, err, echomq.ErrInvalidRange)
 }
 
@@ -328,7 +328,7 @@ func testWindowEqualsFiltered(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	for _, w := range [][2]int{{0, 0}, {7, 14}, {8, 13}, {-5, 3}, {100, 1000}, {0, 273}, {273, 273}} {
 		t0, t1 := base.Add(time.Duration(w[0])*time.Millisecond), base.Add(time.Duration(w[1])*time.Millisecond)
-		got, err := s.ReadWindow(ctx, t0, t1, nil)
+		got, err := s.Read(ctx, echomq.Window(t0, t1), nil)
 		require.NoError(t, err)
 		var want []echomq.ID
 		for _, ev := range all {
@@ -344,21 +344,21 @@ func testTrimExact(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "trim")
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	got := appendAt(t, s, base, []int{0, 1, 2, 3, 4, 5})
-	n, err := s.Trim(ctx, echomq.MaxLen(4).Exact())
+	r, err := s.Trim(ctx, echomq.MaxLen(4).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	require.EqualValues(t, 2, r.Removed)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, got[2:], ids(evs))
-	n, err = s.Trim(ctx, echomq.MinTime(base.Add(4*time.Millisecond)).Exact())
+	r, err = s.Trim(ctx, echomq.MinTime(base.Add(4*time.Millisecond)).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 2, n, "t-1ms trimmed, t kept")
+	require.EqualValues(t, 2, r.Removed, "t-1ms trimmed, t kept")
 	evs, err = s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, got[4:], ids(evs))
-	n, err = c.Stream(q, "never-written").Trim(ctx, echomq.MaxLen(0).Exact())
+	r, err = c.Stream(q, "never-written").Trim(ctx, echomq.MaxLen(0).Exact())
 	require.NoError(t, err)
-	require.Zero(t, n)
+	require.Zero(t, r.Removed)
 }
 
 func testTrimApproximate(t *testing.T, c *echomq.Client, q string) {
@@ -369,20 +369,20 @@ func testTrimApproximate(t *testing.T, c *echomq.Client, q string) {
 		offs = append(offs, i)
 	}
 	got := appendAt(t, s, base, offs)
-	n, err := s.Trim(ctx, echomq.MaxLen(150))
+	r, err := s.Trim(ctx, echomq.MaxLen(150))
 	require.NoError(t, err)
-	require.LessOrEqual(t, n, int64(250), "never over-trims")
+	require.LessOrEqual(t, r.Removed, int64(250), "never over-trims")
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, got[len(got)-len(evs):], ids(evs), "only the oldest are removed")
 	require.GreaterOrEqual(t, len(evs), 150)
-	n, err = s.Trim(ctx, echomq.MinTime(base.Add(300*time.Millisecond)))
+	r, err = s.Trim(ctx, echomq.MinTime(base.Add(300*time.Millisecond)))
 	require.NoError(t, err)
 	evs, err = s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(evs), 100, "an approximate trim never removes an entry inside the window")
 	require.Equal(t, got[300:], ids(evs)[len(evs)-100:])
-	require.GreaterOrEqual(t, n, int64(0))
+	require.GreaterOrEqual(t, r.Removed, int64(0))
 }
 
 func testWatermark(t *testing.T, c *echomq.Client, q string) {

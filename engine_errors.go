@@ -75,11 +75,11 @@ func ScriptVerbs() []string { return append([]string(nil), scriptVerbs...) }
 
 var scriptVerbs = []string{
 	"Stream.Append, AppendWith, AppendBatch (id arbitration, idempotency keys)",
-	"Client.Update (transactions)",
+	"tables.Update (transactions)",
 	"Consumer and StreamSet consumers (dead letters, hand-back at stop)",
 	"Group.DeleteConsumer, Group.Reset",
 	"DeadLetters.Replay",
-	"Stream.Trim and TrimReport (the archive guard), archive.SetWatermark",
+	"Stream.Trim (the archive guard), archive.SetWatermark",
 	"Stream.CountAfter and group lag",
 	"StreamSet discovery",
 	"Once handlers",

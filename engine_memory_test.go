@@ -187,7 +187,7 @@ func TestFullEngineVerbs(t *testing.T) {
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 	require.NotErrorIs(t, err, echomq.ErrUnavailable)
-	_, err = s.AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "once"})
+	_, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "once"})
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 	_, err = s.Group("other").Create(ctx, echomq.StartHead)
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
@@ -215,7 +215,7 @@ func TestFullEngineVerbs(t *testing.T) {
 	require.NoError(t, archive.SetWatermark(ctx, s, ids[99]))
 	_, err = archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
-	n, err := s.Trim(ctx, echomq.MaxLen(10).Exact())
+	r, err := s.Trim(ctx, echomq.MaxLen(10).Exact())
 	require.NoError(t, err)
-	require.Equal(t, int64(len(ids)-10), n)
+	require.Equal(t, int64(len(ids)-10), r.Removed)
 }

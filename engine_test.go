@@ -122,7 +122,7 @@ func TestScriptsDenied(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	require.Contains(t, err.Error(), "NOPERM")
 	require.Contains(t, err.Error(), "+evalsha +eval")
-	for _, verb := range []string{"Stream.Append", "Client.Update", "Consumer", "Stream.Trim", "package lanes"} {
+	for _, verb := range []string{"Stream.Append", "tables.Update", "Consumer", "Stream.Trim", "package lanes"} {
 		require.Contains(t, err.Error(), verb)
 	}
 	for _, verbs := range echomq.ScriptVerbs() {

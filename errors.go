@@ -27,6 +27,11 @@ var (
 	// ErrWrongKind: a well-formed id carries a brand the operation does not
 	// admit (a stream admits only EVT). See [KindError].
 	ErrWrongKind = errors.New("echomq: wrong id kind")
+	// ErrConflict: a write's precondition did not hold. An append's
+	// expected top was not the stream's top ([ConflictError]), or a
+	// transaction of package tables kept meeting concurrent writes to what
+	// it read and gave up after its attempts.
+	ErrConflict = errors.New("echomq: conflict")
 	// ErrNonMonotonic: an appended id is not above the stream's last id.
 	ErrNonMonotonic = wire.ErrNonMonotonic
 	// ErrWrongType: the key holds a value of another type than the

@@ -18,7 +18,7 @@ func ExampleDurability() {
 	defer client.Close()
 
 	orders := client.Stream("shop", "order-placed")
-	opts := echomq.AppendOpts{Key: "order-1001", Durable: echomq.Durability{Replicas: 1, Timeout: 100 * time.Millisecond}}
+	opts := &echomq.AppendOpts{Key: "order-1001", Durable: echomq.Durability{Replicas: 1, Timeout: 100 * time.Millisecond}}
 	id, err := orders.AppendWith(ctx, echomq.F("order", "1001"), opts)
 	var de *echomq.DurabilityError
 	if errors.As(err, &de) {

@@ -86,7 +86,7 @@ func queueOn(t *testing.T, c *echomq.Client, cl *echomqtest.Cluster, master *ech
 func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault func()) failoverFigures {
 	t.Helper()
 	s := c.Stream(q, "orders")
-	opts := echomq.AppendOpts{}
+	opts := &echomq.AppendOpts{}
 	if durable {
 		opts.Durable = echomq.Durability{Replicas: 1, Timeout: time.Second}
 	}

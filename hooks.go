@@ -44,8 +44,8 @@ type EngineCall struct {
 }
 
 // AppendHook observes appends: [Stream.Append], AppendWith, AppendID, the
-// batches, and the appends of a transaction ([Tx.Append]), each reported
-// as one append once its commit wrote it (Start is when Tx.Append was
+// batches, and the appends of a transaction (package tables, Tx.Append),
+// each reported as one append once its commit wrote it (Start is when Tx.Append was
 // called), or failed with an error that leaves it unknown whether it was
 // written; an attempt that conflicted wrote nothing and is not reported.
 // The [AppendPrepareHook]s do not see a transaction's appends: a
@@ -170,7 +170,7 @@ type TrimHook interface {
 
 // Trim origins of [TrimInfo.By].
 const (
-	TrimByCaller  = "trim"    // Stream.Trim and TrimReport (the retention driver included)
+	TrimByCaller  = "trim"    // Stream.Trim (the retention driver included)
 	TrimByArchive = "archive" // the archiver's trim at its watermark
 )
 

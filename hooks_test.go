@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/tables"
 )
 
 // recorder implements every hook of the root package and keeps what it
@@ -114,9 +115,9 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 3)
-	n, err := s.Trim(ctx, echomq.MaxLen(1).Exact())
+	r, err := s.Trim(ctx, echomq.MaxLen(1).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	require.EqualValues(t, 2, r.Removed)
 
 	got := rec.snapshot()
 	require.Len(t, got.appends, 3)
@@ -326,7 +327,7 @@ func TestHooksTransactionAppends(t *testing.T) {
 	q := echomqtest.Queue(t)
 	var got []echomq.ID
 	attempts := 0
-	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	err := tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		attempts++
 		got = got[:0]
 		if _, _, err := tx.Get(ctx, "counters", "k"); err != nil {
@@ -334,7 +335,7 @@ func TestHooksTransactionAppends(t *testing.T) {
 		}
 		if attempts == 1 {
 			// Another writer changes what this attempt read: its commit conflicts.
-			if err := c.Update(ctx, q, func(_ context.Context, other *echomq.Tx) error {
+			if err := tables.Update(ctx, c, q, func(_ context.Context, other *tables.Tx) error {
 				return other.Put("counters", "k", []byte("1"))
 			}, nil); err != nil {
 				return err

@@ -51,11 +51,11 @@ func TestTrimGuard(t *testing.T) {
 
 	// Forced to entry 18: 17 removed, of which entries 16 and 17 were
 	// never archived.
-	r, err := s.TrimReport(ctx, echomq.MinEntry(ids[17].EntryID()).Exact().Force())
+	r, err := s.Trim(ctx, echomq.MinEntry(ids[17].EntryID()).Exact().Force())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 17, Unarchived: 2, Watermark: ids[14]}, r)
 	// Forced to nothing: the other 13, all unarchived.
-	r, err = s.TrimReport(ctx, echomq.MaxLen(0).Exact().Force())
+	r, err = s.Trim(ctx, echomq.MaxLen(0).Exact().Force())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 13, Unarchived: 13, Watermark: ids[14]}, r)
 	require.EqualValues(t, 0, length())
@@ -66,7 +66,7 @@ func TestTrimGuard(t *testing.T) {
 		_, err := plain.Append(ctx, echomq.F("n", itoa(i)))
 		require.NoError(t, err)
 	}
-	r, err = plain.TrimReport(ctx, echomq.MaxLen(2).Exact())
+	r, err = plain.Trim(ctx, echomq.MaxLen(2).Exact())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 3}, r)
 }
@@ -90,7 +90,7 @@ func TestTrimGuardLease(t *testing.T) {
 	var ae *echomq.ArchivedError
 	require.ErrorAs(t, err, &ae)
 	require.True(t, ae.Leased)
-	r, err := s.TrimReport(ctx, echomq.MaxLen(1).Exact().Force())
+	r, err := s.Trim(ctx, echomq.MaxLen(1).Exact().Force())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 3, Unarchived: 3}, r)
 }

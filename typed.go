@@ -151,11 +151,12 @@ func (t *Typed[T]) Decode(ev Event) (TypedEvent[T], error) {
 // Append encodes v and appends it; see [Stream.Append] for the errors,
 // plus those of [Typed.Encode] (before any I/O).
 func (t *Typed[T]) Append(ctx context.Context, v T) (ID, error) {
-	return t.AppendWith(ctx, v, AppendOpts{})
+	return t.AppendWith(ctx, v, nil)
 }
 
-// AppendWith encodes v and appends it with opts; see [Stream.AppendWith].
-func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts AppendOpts) (ID, error) {
+// AppendWith encodes v and appends it with opts (nil: none); see
+// [Stream.AppendWith].
+func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts *AppendOpts) (ID, error) {
 	if t.err != nil {
 		return ID{}, opError("append", t.Key(), t.err)
 	}

@@ -367,7 +367,7 @@ func produceLeased(c *cell, ctx context.Context) {
 	s := cl.Stream(c.queue, "ev")
 	nodes := map[int]bool{}
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		id, err := s.AppendWith(ctx, echomq.Fields{"n", n}, echomq.AppendOpts{Key: "p-" + n})
+		id, err := s.AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		if err == nil {
 			c.seen.add(id.String())
 			nodes[id.Snowflake().Node()] = true
