@@ -100,8 +100,6 @@ func (e *ScriptsError) Error() string {
 		"EVALSHA and EVAL (ACL: +evalsha +eval, or +@scripting) for: " + strings.Join(scriptVerbs, "; ")
 }
 
-// Is makes errors.Is(err, ErrScriptsDenied) true.
-func (e *ScriptsError) Is(target error) bool { return target == ErrScriptsDenied }
-
-// Unwrap returns the engine's refusal.
-func (e *ScriptsError) Unwrap() error { return e.Err }
+// Unwrap returns [ErrScriptsDenied], so errors.Is matches it, and the
+// engine's refusal.
+func (e *ScriptsError) Unwrap() []error { return sentinelAnd(ErrScriptsDenied, e.Err) }

@@ -194,6 +194,16 @@ func (e *ArgumentError) Error() string {
 func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
 
 // opError prefixes an operation and its stream to err, keeping it matchable.
+// sentinelAnd is the Unwrap of an error type that matches a sentinel and
+// wraps a cause: errors.Is and errors.As walk both; a nil cause is left
+// out.
+func sentinelAnd(sentinel, cause error) []error {
+	if cause == nil {
+		return []error{sentinel}
+	}
+	return []error{sentinel, cause}
+}
+
 func opError(op, key string, err error) error {
 	if err == nil {
 		return nil

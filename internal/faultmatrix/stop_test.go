@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	echomq "github.com/echomq/echomq"
 )
 
 // TestStopDuringOutage stops every component while its engine is paused
@@ -46,7 +44,7 @@ func TestStopDuringOutage(t *testing.T) {
 			<-done // the producer's append in flight, bounded by the call bound
 			// Grace of the slowest stopper (a settle or ack in flight, then
 			// the final snapshot or release) plus the call bound.
-			bound := 2*echomq.DefaultCallTimeout + 10*time.Second
+			bound := 2*callTimeout + 10*time.Second
 			require.Less(t, took, bound, "%s stopped in %v during the outage", comp.name, took)
 			require.Zero(t, c.exits.Load())
 			t.Logf("%s stopped %v after its context ended, the engine hung", comp.name, took.Round(time.Millisecond))

@@ -117,7 +117,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 	}
 
 	require.NoError(t, c.srv.Pause())
-	bound := 2*echomq.DefaultCallTimeout + 5*time.Second
+	bound := 2*callTimeout + 5*time.Second
 	var wg sync.WaitGroup
 	for _, v := range verbs {
 		wg.Go(func() {
