@@ -12,6 +12,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // testSkewDoor (conformance): AppendID one hour ahead is a *SkewError and
@@ -29,7 +30,7 @@ func testSkewDoor(t *testing.T, c *echomq.Client, q string) {
 	require.InDelta(t, time.Hour.Seconds(), se.Instant.Sub(se.Engine).Seconds(), 60)
 	require.False(t, exists(t, c, s.Key()), "a refused id leaves no key behind")
 
-	_, err = c.Do(ctx, "XADD", s.Key(), ahead.EntryID().String(), "id", ahead.String())
+	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), ahead.EntryID().String(), "id", ahead.String())
 	require.NoError(t, err)
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorAs(t, err, &se)
@@ -61,7 +62,7 @@ func testIdempotentAppend(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	require.Len(t, evs, 3)
 	require.Equal(t, []echomq.ID{first, ids[0], ids[1]}, []echomq.ID{evs[0].ID, evs[1].ID, evs[2].ID})
-	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:order-17")
+	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:order-17")
 	require.NoError(t, err)
 	require.Greater(t, ttl, int64(0), "the key expires by itself")
 }
@@ -76,7 +77,7 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	snow, err := echomq.NewSnowflake(time.Now().Add(time.Second).UnixMilli()-echomq.Epoch, 1000, 7)
 	require.NoError(t, err)
 	top := echomq.MustID(echomq.BrandEvent, snow)
-	_, err = c.Do(ctx, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
+	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
 	require.NoError(t, err)
 	opts := &echomq.AppendOpts{Key: "above-1"}
 	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
@@ -86,12 +87,12 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	require.Equal(t, first, again)
 	require.EqualValues(t, 2, streamLen(t, s))
-	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:above-1")
+	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:above-1")
 	require.NoError(t, err)
 	require.Greater(t, ttl, int64(0))
 
 	wrong := c.Stream(q, "idem-wrong")
-	_, err = c.Do(ctx, "SET", wrong.Key(), "not a stream")
+	_, err = rawcmd.Do(ctx, c, "SET", wrong.Key(), "not a stream")
 	require.NoError(t, err)
 	_, err = wrong.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Key: "w-1"})
 	require.ErrorIs(t, err, echomq.ErrWrongType)
@@ -234,11 +235,11 @@ func TestIdempotencyWindow(t *testing.T) {
 	opts := &echomq.AppendOpts{Key: "k1"}
 	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
-	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:k1")
+	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:k1")
 	require.NoError(t, err)
 	require.LessOrEqual(t, ttl, int64(1000))
 	require.Eventually(t, func() bool {
-		v, err := c.Do(ctx, "PTTL", s.Key()+":key:k1")
+		v, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:k1")
 		return err == nil && v == int64(-2)
 	}, 30*time.Second, 50*time.Millisecond)
 	second, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)

@@ -9,6 +9,7 @@ import (
 
 func init() {
 	clientconn.Of = func(client any) *wire.Conn { return client.(*Client).conn }
+	clientconn.Closed = func(client any) bool { return client.(*Client).isClosed() }
 	clientconn.CheckAppend = func(client any, key string, f []string) error {
 		c := client.(*Client)
 		if err := c.checkFields(f); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/tables"
 )
 
@@ -47,9 +48,9 @@ func TestCluster(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, want[0], w)
 
-		slot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key())
+		slot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", s.Key())
 		require.NoError(t, err)
-		archSlot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key()+":archived")
+		archSlot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", s.Key()+":archived")
 		require.NoError(t, err)
 		require.Equal(t, slot, archSlot, "a queue's keys share one slot")
 		masters[fmt.Sprint(slot.(int64)*3/16384)] = true

@@ -14,6 +14,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // target opens a client on one engine for one test.
@@ -106,7 +107,7 @@ func ids(evs []echomq.Event) []echomq.ID {
 
 func exists(t *testing.T, c *echomq.Client, key string) bool {
 	t.Helper()
-	n, err := c.Do(ctx, "EXISTS", key)
+	n, err := rawcmd.Do(ctx, c, "EXISTS", key)
 	require.NoError(t, err)
 	return n.(int64) == 1
 }
@@ -140,7 +141,7 @@ func testRawEntryShape(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "guess-scored")
 	id, err := s.Append(ctx, echomq.F("k", "v", "bin", "\x00\xff"))
 	require.NoError(t, err)
-	raw, err := c.Do(ctx, "XRANGE", s.Key(), "-", "+")
+	raw, err := rawcmd.Do(ctx, c, "XRANGE", s.Key(), "-", "+")
 	require.NoError(t, err)
 	require.Equal(t, []any{[]any{id.EntryID().String(), []any{"id", id.String(), "k", "v", "bin", "\x00\xff"}}}, raw)
 }
@@ -181,7 +182,7 @@ func testNonMonotonic(t *testing.T, c *echomq.Client, q string) {
 
 func testWrongType(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "taken")
-	_, err := c.Do(ctx, "SET", s.Key(), "a string")
+	_, err := rawcmd.Do(ctx, c, "SET", s.Key(), "a string")
 	require.NoError(t, err)
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrWrongType)
@@ -253,7 +254,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 			require.ErrorIs(t, tc.call(closed), tc.want, "refused before any I/O")
 		})
 	}
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing was written")
 }
@@ -400,7 +401,7 @@ func testWatermark(t *testing.T, c *echomq.Client, q string) {
 	got, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, w2, got)
-	raw, err := c.Do(ctx, "GET", s.Key()+":archived")
+	raw, err := rawcmd.Do(ctx, c, "GET", s.Key()+":archived")
 	require.NoError(t, err)
 	require.Equal(t, w2.String(), raw, "the cache is a plain string holding W")
 	cleared, err := archive.ClearWatermark(ctx, s)
@@ -412,7 +413,7 @@ func testWatermark(t *testing.T, c *echomq.Client, q string) {
 	_, ok, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
-	_, err = c.Do(ctx, "SET", s.Key()+":archived", "garbage")
+	_, err = rawcmd.Do(ctx, c, "SET", s.Key()+":archived", "garbage")
 	require.NoError(t, err)
 	_, _, err = archive.Watermark(ctx, s)
 	require.ErrorIs(t, err, echomq.ErrMalformedID)
@@ -437,7 +438,7 @@ func testBatch(t *testing.T, c *echomq.Client, q string) {
 	}
 	// A per-record failure is reported, not swallowed.
 	other := c.Stream(q, "batch-taken")
-	_, err = c.Do(ctx, "SET", other.Key(), "x")
+	_, err = rawcmd.Do(ctx, c, "SET", other.Key(), "x")
 	require.NoError(t, err)
 	got, err = other.AppendBatch(ctx, recs[:2])
 	var be *echomq.BatchError

@@ -10,6 +10,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // A durable append on a master with a live replica returns once the
@@ -169,7 +170,7 @@ func TestDurableAppendWaitCutShort(t *testing.T) {
 	}()
 	// Find the connection blocked in WAIT and end its wait with an error.
 	require.Eventually(t, func() bool {
-		list, err := admin.Do(ctx, "CLIENT", "LIST")
+		list, err := rawcmd.Do(ctx, admin, "CLIENT", "LIST")
 		require.NoError(t, err)
 		for _, line := range strings.Split(list.(string), "\n") {
 			if !strings.Contains(line, " cmd=wait ") {
@@ -177,7 +178,7 @@ func TestDurableAppendWaitCutShort(t *testing.T) {
 			}
 			for _, f := range strings.Fields(line) {
 				if id, ok := strings.CutPrefix(f, "id="); ok {
-					_, err := admin.Do(ctx, "CLIENT", "UNBLOCK", id, "ERROR")
+					_, err := rawcmd.Do(ctx, admin, "CLIENT", "UNBLOCK", id, "ERROR")
 					require.NoError(t, err)
 					return true
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -180,9 +181,9 @@ func TestFullEngineVerbs(t *testing.T) {
 	_, err = g.Create(ctx, echomq.StartHead)
 	require.NoError(t, err)
 	// Full: maxmemory below what is used.
-	_, err = c.Do(ctx, "CONFIG", "SET", "maxmemory", "1mb")
+	_, err = rawcmd.Do(ctx, c, "CONFIG", "SET", "maxmemory", "1mb")
 	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = c.Do(context.Background(), "CONFIG", "SET", "maxmemory", "64mb") })
+	t.Cleanup(func() { _, _ = rawcmd.Do(context.Background(), c, "CONFIG", "SET", "maxmemory", "64mb") })
 
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrEngineFull)

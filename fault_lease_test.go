@@ -18,6 +18,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 const leaseTTL = 3 * time.Second
@@ -56,7 +57,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	// Another process takes the lapsed node id (unless our keeper leased
 	// the same one again first).
 	other := faultClient(t, srv.URL(), echomq.Config{})
-	taken, err := other.Do(context.Background(), "SET", "emq:{"+q+"}:node:"+itoa(old), "other-holder", "NX", "PX", "60000")
+	taken, err := rawcmd.Do(context.Background(), other, "SET", "emq:{"+q+"}:node:"+itoa(old), "other-holder", "NX", "PX", "60000")
 	require.NoError(t, err)
 
 	var id echomq.ID

@@ -13,6 +13,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // faultOutage is how long the outage tests keep the engine away: 10s by
@@ -170,7 +171,7 @@ func TestUnavailableClassifies(t *testing.T) {
 	t.Parallel()
 	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
 	q := echomqtest.Queue(t)
-	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
+	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
 	_, wrongType := c.Stream(q, "plain").Read(context.Background(), echomq.All, nil)
 	closed := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})

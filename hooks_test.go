@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/tables"
 )
 
@@ -243,7 +244,7 @@ func TestGroupLag(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, echomq.GroupLag{Lag: 10, Exact: true, EngineLag: 10}, lag)
 
-	_, err = c.Do(ctx, "XREADGROUP", "GROUP", "g", "c1", "COUNT", "4", "STREAMS", s.Key(), ">")
+	_, err = rawcmd.Do(ctx, c, "XREADGROUP", "GROUP", "g", "c1", "COUNT", "4", "STREAMS", s.Key(), ">")
 	require.NoError(t, err)
 	lag, err = g.Lag(ctx, 0)
 	require.NoError(t, err)
@@ -253,7 +254,7 @@ func TestGroupLag(t *testing.T) {
 
 	// A deletion above the last delivered id: the engine's lag becomes
 	// unknown, ours stays exact.
-	_, err = c.Do(ctx, "XDEL", s.Key(), ids[7].EntryID().String())
+	_, err = rawcmd.Do(ctx, c, "XDEL", s.Key(), ids[7].EntryID().String())
 	require.NoError(t, err)
 	_, err = s.Trim(ctx, echomq.MaxLen(7).Exact())
 	require.NoError(t, err)
@@ -313,7 +314,7 @@ func TestLagBadInput(t *testing.T) {
 			require.ErrorIs(t, tc.run(), tc.want)
 		})
 	}
-	n, err := c.Do(ctx, "EXISTS", c.Stream(q, "s").Key())
+	n, err := rawcmd.Do(ctx, c, "EXISTS", c.Stream(q, "s").Key())
 	require.NoError(t, err)
 	require.EqualValues(t, 0, n, "nothing written")
 }

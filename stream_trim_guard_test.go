@@ -9,6 +9,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestTrimGuard is the scenario of a stream under archive control: the
@@ -84,7 +85,7 @@ func TestTrimGuardLease(t *testing.T) {
 		_, err := s.Append(ctx, echomq.F("n", itoa(i)))
 		require.NoError(t, err)
 	}
-	_, err := c.Do(ctx, "SET", s.Key()+":archiver", "token", "PX", "60000")
+	_, err := rawcmd.Do(ctx, c, "SET", s.Key()+":archiver", "token", "PX", "60000")
 	require.NoError(t, err)
 	_, err = s.Trim(ctx, echomq.MaxLen(1).Exact())
 	var ae *echomq.ArchivedError

@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -68,7 +69,7 @@ func TestWatermarkCache(t *testing.T) {
 	require.Equal(t, all[5], w, "the manifest wins")
 
 	// A garbage cache value is a disagreement too.
-	_, err = c.Do(ctx, "SET", "emq:{"+q+"}:stream:w:archived", "garbage")
+	_, err = rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:w:archived", "garbage")
 	require.NoError(t, err)
 	res, err = a.Cycle(ctx, pol)
 	require.NoError(t, err)
@@ -232,10 +233,10 @@ func TestLocked(t *testing.T) {
 				require.NoError(t, err)
 				release = func() { require.NoError(t, unlock()) }
 			} else {
-				_, err := c.Do(ctx, "SET", "emq:{"+q+"}:stream:contended:archiver", "someone-else", "PX", "60000")
+				_, err := rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:contended:archiver", "someone-else", "PX", "60000")
 				require.NoError(t, err)
 				release = func() {
-					_, err := c.Do(ctx, "DEL", "emq:{"+q+"}:stream:contended:archiver")
+					_, err := rawcmd.Do(ctx, c, "DEL", "emq:{"+q+"}:stream:contended:archiver")
 					require.NoError(t, err)
 				}
 			}
@@ -252,7 +253,7 @@ func TestLocked(t *testing.T) {
 			res, err := a.Cycle(ctx, pol)
 			require.NoError(t, err)
 			require.Equal(t, int64(5), res.Folded)
-			n, err := c.Do(ctx, "EXISTS", "emq:{"+q+"}:stream:contended:archiver")
+			n, err := rawcmd.Do(ctx, c, "EXISTS", "emq:{"+q+"}:stream:contended:archiver")
 			require.NoError(t, err)
 			require.Equal(t, int64(0), n, "the lease is given back")
 		})
@@ -303,7 +304,7 @@ func TestPausedLeaseHolderStops(t *testing.T) {
 	a := newArchiver(t, c, store, &archive.Config{OnStep: func(ev archive.StepEvent) {
 		if ev.Step == archive.StepSegmentWritten {
 			// The lease is taken over while this archiver is "paused".
-			_, err := c.Do(ctx, "SET", "emq:{"+q+"}:stream:paused:archiver", "usurper")
+			_, err := rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:paused:archiver", "usurper")
 			require.NoError(t, err)
 		}
 	}})
@@ -313,7 +314,7 @@ func TestPausedLeaseHolderStops(t *testing.T) {
 	m, err := archive.LoadManifest(ctx, store, q, "paused")
 	require.NoError(t, err)
 	require.Zero(t, m.Generation, "nothing committed")
-	v, err := c.Do(ctx, "GET", "emq:{"+q+"}:stream:paused:archiver")
+	v, err := rawcmd.Do(ctx, c, "GET", "emq:{"+q+"}:stream:paused:archiver")
 	require.NoError(t, err)
 	require.Equal(t, "usurper", v, "another holder's lease is left alone")
 }

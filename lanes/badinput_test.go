@@ -11,13 +11,14 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // queueKeys lists the keys of queue q (KEYS on the queue's hash tag, which
 // routes to its slot).
 func queueKeys(t *testing.T, c *echomq.Client, q string) []any {
 	t.Helper()
-	v, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	v, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	keys, _ := v.([]any)
 	return keys

@@ -15,6 +15,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/tables"
 )
 
@@ -52,7 +53,7 @@ func runUpdate(t *testing.T, open target) {
 func testTxWrongTypeStream(t *testing.T, c *echomq.Client, q string) {
 	ctx := context.Background()
 	bad := c.Stream(q, "not-a-stream")
-	_, err := c.Do(ctx, "SET", bad.Key(), "a string")
+	_, err := rawcmd.Do(ctx, c, "SET", bad.Key(), "a string")
 	require.NoError(t, err)
 	err = tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		if err := tx.Put("wallets", "ann", []byte("5")); err != nil {
@@ -205,7 +206,7 @@ func testTxErrorWritesNothing(t *testing.T, c *echomq.Client, q string) {
 		return boom
 	}, nil)
 	require.ErrorIs(t, err, boom)
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	// The node id the append minted under is leased in the queue (the
 	// client's own key, not the transaction's); nothing else is there.
@@ -268,7 +269,7 @@ func testTxBadInput(t *testing.T, c *echomq.Client, q string) {
 	require.ErrorIs(t, tables.Update(ctx, c, "emq", func(context.Context, *tables.Tx) error { return nil }, nil), echomq.ErrInvalidName)
 	_, _, err := tables.New(c, q, "bad name").Get(ctx, "k")
 	require.ErrorIs(t, err, echomq.ErrInvalidName)
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing was written")
 }

@@ -25,3 +25,7 @@ var CheckAppend func(client any, key string, fields []string) error
 // it when needed, within the client's MaxSkew of the engine's clock. It
 // returns an echomq.ID. The root package sets it in its init.
 var MintAbove func(ctx context.Context, client any, queue string, floor any) (any, error)
+
+// Closed reports whether the client was closed. The root package sets it
+// in its init.
+var Closed func(client any) bool
