@@ -222,23 +222,3 @@ func decodeBase62(s string) (int64, *IDError) {
 	}
 	return int64(n), nil
 }
-
-// EncodeBase62 returns the fixed-width (11) base62 form of a non-negative
-// snowflake. Byte order of the result equals numeric order.
-func EncodeBase62(n Snowflake) (string, error) {
-	if n < 0 {
-		return "", &IDError{Reason: "negative value"}
-	}
-	return string(appendBase62(make([]byte, 0, base62Len), uint64(n))), nil
-}
-
-// DecodeBase62 decodes the fixed-width (11) base62 form. It returns an
-// [*IDError] for the wrong length, a byte outside the alphabet, or a value
-// above 2^63-1.
-func DecodeBase62(s string) (Snowflake, error) {
-	n, err := decodeBase62(s)
-	if err != nil {
-		return 0, err
-	}
-	return Snowflake(n), nil
-}
