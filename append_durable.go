@@ -11,9 +11,9 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// DefaultDurableTimeout is how long a durable append waits for its
+// defaultDurableTimeout is how long a durable append waits for its
 // replicas when Durability.Timeout is 0.
-const DefaultDurableTimeout = time.Second
+const defaultDurableTimeout = time.Second
 
 // maxDurableReplicas bounds Durability.Replicas.
 const maxDurableReplicas = 64
@@ -34,7 +34,7 @@ type Durability struct {
 	// Defaults to 0: no wait.
 	Replicas int
 	// Timeout bounds the wait in the engine. Defaults to
-	// [DefaultDurableTimeout] (1s).
+	// 1s.
 	Timeout time.Duration
 	// Fsync waits until the replicas have written the append to their
 	// append-only files (WAITAOF; the replicas must run appendonly yes, or
@@ -49,7 +49,7 @@ func (d *Durability) on() bool { return d.Replicas > 0 }
 
 func (d *Durability) timeout() time.Duration {
 	if d.Timeout == 0 {
-		return DefaultDurableTimeout
+		return defaultDurableTimeout
 	}
 	return d.Timeout
 }
@@ -101,13 +101,15 @@ func (e *DurabilityError) Error() string {
 		e.Acked, e.Want, e.Timeout, e.Cmd)
 }
 
-// Is makes errors.Is(err, ErrNotDurable) and errors.Is(err, ErrUnavailable) true.
-func (e *DurabilityError) Is(target error) bool {
-	return target == ErrNotDurable || target == ErrUnavailable
+// Unwrap returns [ErrNotDurable] and [ErrUnavailable], so errors.Is
+// matches both, and why the wait failed (Err) when it did not merely
+// complete short.
+func (e *DurabilityError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrNotDurable, ErrUnavailable}
+	}
+	return []error{ErrNotDurable, ErrUnavailable, e.Err}
 }
-
-// Unwrap returns why the wait failed (Err), nil when it completed short.
-func (e *DurabilityError) Unwrap() error { return e.Err }
 
 // durableRedirects bounds how long a durable append keeps following a
 // cluster whose slot moved (MOVED/ASK: nothing was written) while the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // testSkewDoor (conformance): AppendID one hour ahead is a *SkewError and
@@ -28,7 +29,7 @@ func testSkewDoor(t *testing.T, c *echomq.Client, q string) {
 	require.InDelta(t, time.Hour.Seconds(), se.Instant.Sub(se.Engine).Seconds(), 60)
 	require.False(t, exists(t, c, s.Key()), "a refused id leaves no key behind")
 
-	_, err = c.Do(ctx, "XADD", s.Key(), ahead.EntryID().String(), "id", ahead.String())
+	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), ahead.EntryID().String(), "id", ahead.String())
 	require.NoError(t, err)
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorAs(t, err, &se)
@@ -43,24 +44,24 @@ func testSkewDoor(t *testing.T, c *echomq.Client, q string) {
 // lives on the stream's slot and expires by itself.
 func testIdempotentAppend(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "idem")
-	opts := echomq.AppendOpts{Key: "order-17"}
+	opts := &echomq.AppendOpts{Key: "order-17"}
 	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
 	again, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)
 	require.NoError(t, err)
 	require.Equal(t, first, again)
-	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, echomq.AppendOpts{Key: "batch-1"})
+	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{Key: "batch-1"})
 	require.NoError(t, err)
-	ids2, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, echomq.AppendOpts{Key: "batch-1"})
+	ids2, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{Key: "batch-1"})
 	require.NoError(t, err)
 	require.Equal(t, ids, ids2)
-	_, err = s.AppendWith(ctx, echomq.F("n", "5"), echomq.AppendOpts{Key: "batch-1"})
+	_, err = s.AppendWith(ctx, echomq.F("n", "5"), &echomq.AppendOpts{Key: "batch-1"})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument, "a batch's key is not one record's")
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 3)
 	require.Equal(t, []echomq.ID{first, ids[0], ids[1]}, []echomq.ID{evs[0].ID, evs[1].ID, evs[2].ID})
-	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:order-17")
+	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:order-17")
 	require.NoError(t, err)
 	require.Positive(t, ttl, "the key expires by itself")
 }
@@ -75,9 +76,9 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	snow, err := echomq.NewSnowflake(time.Now().Add(time.Second).UnixMilli()-echomq.Epoch, 1000, 7)
 	require.NoError(t, err)
 	top := echomq.MustID(echomq.BrandEvent, snow)
-	_, err = c.Do(ctx, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
+	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
 	require.NoError(t, err)
-	opts := echomq.AppendOpts{Key: "above-1"}
+	opts := &echomq.AppendOpts{Key: "above-1"}
 	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
 	require.Positive(t, first.EntryID().Compare(top.EntryID()), "the receipt lies above the top")
@@ -85,14 +86,14 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	require.Equal(t, first, again)
 	require.EqualValues(t, 2, streamLen(t, s))
-	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:above-1")
+	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:above-1")
 	require.NoError(t, err)
 	require.Positive(t, ttl)
 
 	wrong := c.Stream(q, "idem-wrong")
-	_, err = c.Do(ctx, "SET", wrong.Key(), "not a stream")
+	_, err = rawcmd.Do(ctx, c, "SET", wrong.Key(), "not a stream")
 	require.NoError(t, err)
-	_, err = wrong.AppendWith(ctx, echomq.F("n", "1"), echomq.AppendOpts{Key: "w-1"})
+	_, err = wrong.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Key: "w-1"})
 	require.ErrorIs(t, err, echomq.ErrWrongType)
 	require.False(t, exists(t, c, wrong.Key()+":key:w-1"), "a refused keyed append leaves no key")
 }
@@ -102,20 +103,20 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 // actual top. A batch is all or nothing.
 func testExpectTop(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "expect")
-	first, err := s.AppendWith(ctx, echomq.F("n", "1"), echomq.AppendOpts{ExpectEmpty: true})
+	first, err := s.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
-	_, err = s.AppendWith(ctx, echomq.F("n", "x"), echomq.AppendOpts{ExpectEmpty: true})
+	_, err = s.AppendWith(ctx, echomq.F("n", "x"), &echomq.AppendOpts{ExpectEmpty: true})
 	var ce *echomq.ConflictError
 	require.ErrorAs(t, err, &ce)
 	require.ErrorIs(t, err, echomq.ErrConflict)
 	require.Equal(t, first, ce.Top)
-	second, err := s.AppendWith(ctx, echomq.F("n", "2"), echomq.AppendOpts{ExpectTop: first})
+	second, err := s.AppendWith(ctx, echomq.F("n", "2"), &echomq.AppendOpts{ExpectTop: first})
 	require.NoError(t, err)
-	_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "y"), echomq.F("n", "z")}, echomq.AppendOpts{ExpectTop: first})
+	_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "y"), echomq.F("n", "z")}, &echomq.AppendOpts{ExpectTop: first})
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, second, ce.Top)
 	require.Equal(t, ce.Expected, first)
-	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, echomq.AppendOpts{ExpectTop: second})
+	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{ExpectTop: second})
 	require.NoError(t, err)
 	n := streamLen(t, s)
 	require.EqualValues(t, 4, n, "the refused batch wrote nothing")
@@ -129,16 +130,16 @@ func TestAppendOptionsRefused(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	s := c.Stream(echomqtest.Queue(t), "opts")
-	job := echomq.MustID(echomq.BrandJob, 1)
+	job := echomq.MustID("JOB", 1)
 	evt := mint(t, c, s.Queue(), echomq.BrandEvent)
 	for _, tc := range []struct {
 		name string
-		opts echomq.AppendOpts
+		opts *echomq.AppendOpts
 		want error
 	}{
-		{"key too long", echomq.AppendOpts{Key: strings.Repeat("k", 257)}, echomq.ErrInvalidArgument},
-		{"expect wrong kind", echomq.AppendOpts{ExpectTop: job}, echomq.ErrWrongKind},
-		{"expect top and empty", echomq.AppendOpts{ExpectTop: evt, ExpectEmpty: true}, echomq.ErrInvalidArgument},
+		{"key too long", &echomq.AppendOpts{Key: strings.Repeat("k", 257)}, echomq.ErrInvalidArgument},
+		{"expect wrong kind", &echomq.AppendOpts{ExpectTop: job}, echomq.ErrWrongKind},
+		{"expect top and empty", &echomq.AppendOpts{ExpectTop: evt, ExpectEmpty: true}, echomq.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.AppendWith(ctx, echomq.F("k", "v"), tc.opts)
@@ -182,13 +183,13 @@ func TestIdempotentLostReply(t *testing.T) {
 	q := echomqtest.Queue(t)
 	// Load the scripts first (the lean keyed one and the arbitrating one),
 	// so the marked call is the append itself, not a NOSCRIPT round.
-	_, err := c.Stream(q, "warm").AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "warm"})
+	_, err := c.Stream(q, "warm").AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "warm"})
 	require.NoError(t, err)
-	_, err = c.Stream(q, "warm-script").AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{ExpectEmpty: true})
+	_, err = c.Stream(q, "warm-script").AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
 	s := c.Stream(q, "lost")
 	proxy.DropReplyTo("lost-reply-key")
-	_, err = s.AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "lost-reply-key"})
+	_, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "lost-reply-key"})
 	require.Error(t, err, "the reply was lost")
 	require.EqualValues(t, 1, proxy.Dropped())
 	direct := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(12)})
@@ -197,7 +198,7 @@ func TestIdempotentLostReply(t *testing.T) {
 	require.Len(t, evs, 1, "the append ran although its caller saw an error")
 	var id echomq.ID
 	require.Eventually(t, func() bool { // the client reconnects on its own
-		id, err = s.AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "lost-reply-key"})
+		id, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "lost-reply-key"})
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, evs[0].ID, id, "the retry returns the original receipt")
@@ -230,14 +231,14 @@ func TestIdempotencyWindow(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), DedupeWindow: time.Second})
 	s := c.Stream(echomqtest.Queue(t), "window")
-	opts := echomq.AppendOpts{Key: "k1"}
+	opts := &echomq.AppendOpts{Key: "k1"}
 	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
-	ttl, err := c.Do(ctx, "PTTL", s.Key()+":key:k1")
+	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:k1")
 	require.NoError(t, err)
 	require.LessOrEqual(t, ttl, int64(1000))
 	require.Eventually(t, func() bool {
-		v, err := c.Do(ctx, "PTTL", s.Key()+":key:k1")
+		v, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:k1")
 		return err == nil && v == int64(-2)
 	}, 30*time.Second, 50*time.Millisecond)
 	second, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)
@@ -258,7 +259,7 @@ func TestExpectTopRace(t *testing.T) {
 	for i := range writers {
 		writers[i] = connect(t, echomq.Config{URL: url, NodeID: new(100 + i)}).Stream(q, "cas")
 	}
-	top, err := writers[0].AppendWith(ctx, echomq.F("round", "0"), echomq.AppendOpts{ExpectEmpty: true})
+	top, err := writers[0].AppendWith(ctx, echomq.F("round", "0"), &echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
 	for round := 1; round <= 20; round++ {
 		var wg sync.WaitGroup
@@ -266,7 +267,7 @@ func TestExpectTopRace(t *testing.T) {
 		errs := make([]error, len(writers))
 		for i, w := range writers {
 			wg.Go(func() {
-				ids[i], errs[i] = w.AppendWith(ctx, echomq.F("round", strconv.Itoa(round), "w", strconv.Itoa(i)), echomq.AppendOpts{ExpectTop: top})
+				ids[i], errs[i] = w.AppendWith(ctx, echomq.F("round", strconv.Itoa(round), "w", strconv.Itoa(i)), &echomq.AppendOpts{ExpectTop: top})
 			})
 		}
 		wg.Wait()

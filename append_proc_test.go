@@ -74,7 +74,7 @@ func TestAppendHelperProcess(t *testing.T) {
 			require.NoError(t, appendOne())
 		}
 	case "key":
-		id, err := s.AppendWith(ctx, echomq.F("node", strconv.Itoa(node)), echomq.AppendOpts{Key: os.Getenv("EMQ_AW_KEY")})
+		id, err := s.AppendWith(ctx, echomq.F("node", strconv.Itoa(node)), &echomq.AppendOpts{Key: os.Getenv("EMQ_AW_KEY")})
 		require.NoError(t, err)
 		receipts = append(receipts, id.String())
 	default:

@@ -160,7 +160,7 @@ func BenchmarkAppend(b *testing.B) {
 	delValkey := func() error { return e.del(vkKey) }
 	opt, err := valkey.ParseURL(e.url)
 	require.NoError(b, err)
-	opt.DisableCache, opt.MaxFlushDelay = true, echomq.DefaultFlushDelay
+	opt.DisableCache, opt.MaxFlushDelay = true, 20*time.Microsecond
 	delayed, err := valkey.NewClient(opt)
 	require.NoError(b, err)
 	b.Cleanup(delayed.Close)

@@ -34,8 +34,8 @@ type StreamBudget struct {
 	MaxBytes int64
 }
 
-// DefaultBudgetInterval is the default of Config.BudgetInterval.
-const DefaultBudgetInterval = time.Second
+// defaultBudgetInterval is the default of Config.BudgetInterval.
+const defaultBudgetInterval = time.Second
 
 // BudgetError is an append refused because its stream is over the budget
 // [Config.Budgets] gives it. It matches [ErrEngineFull].

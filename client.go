@@ -212,18 +212,3 @@ func (c *Client) Now() time.Time {
 	}
 	return c.cfg.Clock()
 }
-
-// Do runs a raw engine command and returns its reply as Go values (string,
-// int64, []any, map[string]any, nil for a nil reply). The second word is
-// taken as the key for cluster routing. It is a debugging and testing hatch:
-// EchoMQ's verbs never need it, and keys written through it are outside the
-// keyspace registry.
-func (c *Client) Do(ctx context.Context, args ...string) (any, error) {
-	if c.isClosed() {
-		return nil, ErrClosed
-	}
-	if len(args) >= 2 {
-		return c.conn.RawKeyed(ctx, args[0], args[1], args[2:]...)
-	}
-	return c.conn.Raw(ctx, args...)
-}

@@ -1,10 +1,28 @@
 package echomq
 
 import (
+	"context"
+
 	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/wire"
 )
 
 func init() {
 	clientconn.Of = func(client any) *wire.Conn { return client.(*Client).conn }
+	clientconn.Closed = func(client any) bool { return client.(*Client).isClosed() }
+	clientconn.CheckAppend = func(client any, key string, f []string) error {
+		c := client.(*Client)
+		if err := c.checkFields(f); err != nil {
+			return err
+		}
+		return c.budgets.check(key)
+	}
+	clientconn.MintAbove = func(ctx context.Context, client any, queue string, floor any) (any, error) {
+		c := client.(*Client)
+		id, err := c.mint(ctx, queue, BrandEvent)
+		if err != nil {
+			return ID{}, err
+		}
+		return c.above(ctx, queue, floor.(EntryID), id)
+	}
 }

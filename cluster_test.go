@@ -10,7 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
+	"github.com/echomq/echomq/tables"
 )
 
 // TestCluster: on a 3-master Redis Cluster, append, read and window work on
@@ -37,31 +40,31 @@ func TestCluster(t *testing.T) {
 		evs, err := s.Read(ctx, echomq.All, nil)
 		require.NoError(t, err)
 		require.Equal(t, want, ids(evs))
-		evs, err = s.ReadWindow(ctx, t0.Add(-time.Second), time.Now().Add(time.Second), nil)
+		evs, err = s.Read(ctx, echomq.Window(t0.Add(-time.Second), time.Now().Add(time.Second)), nil)
 		require.NoError(t, err)
 		require.Equal(t, want, ids(evs))
-		require.NoError(t, s.PutArchived(ctx, want[0]))
-		w, ok, err := s.GetArchived(ctx)
+		require.NoError(t, archive.SetWatermark(ctx, s, want[0]))
+		w, ok, err := archive.Watermark(ctx, s)
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, want[0], w)
 
-		slot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key())
+		slot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", s.Key())
 		require.NoError(t, err)
-		archSlot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", s.Key()+":archived")
+		archSlot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", s.Key()+":archived")
 		require.NoError(t, err)
 		require.Equal(t, slot, archSlot, "a queue's keys share one slot")
 		masters[strconv.FormatInt(slot.(int64)*3/16384, 10)] = true
 
 		// A transaction over the queue's records and streams runs on its slot.
-		require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 			if err := tx.Put("rooms", "ROM1", []byte("open")); err != nil {
 				return err
 			}
 			_, err := tx.Append(ctx, "room-opened", echomq.F("room", "ROM1"))
 			return err
 		}, nil))
-		v, ok, err := c.Table(q, "rooms").Get(ctx, "ROM1")
+		v, ok, err := tables.New(c, q, "rooms").Get(ctx, "ROM1")
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, "open", string(v))

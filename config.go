@@ -76,8 +76,7 @@ type Config struct {
 	// dropping the connection (every caller sharing it then fails), so a
 	// larger one is refused before any I/O with a [*FieldError] matching
 	// [ErrTooLarge]. Set it to the engine's proto-max-bulk-len when that
-	// was changed. Defaults to [DefaultMaxBulkBytes] (512 MiB, the
-	// engine's default).
+	// was changed. Defaults to 512 MiB (the engine's default).
 	MaxBulkBytes int64
 
 	// CallTimeout bounds every call to the engine whose context has no
@@ -106,7 +105,7 @@ type Config struct {
 	// difference; BENCHMARKS.md). A caller that waits for each reply
 	// before its next call pays nothing while the round trip is longer than
 	// the delay; on a faster network its calls may wait up to the delay.
-	// Defaults to [DefaultFlushDelay]; a negative value flushes at once.
+	// Defaults to 20µs; a negative value flushes at once.
 	FlushDelay time.Duration
 
 	// AllowEviction lets Connect use an engine whose maxmemory-policy
@@ -121,7 +120,7 @@ type Config struct {
 	// INFO memory: the eviction policy (it can be changed at run time; a
 	// change is logged once) and the used memory behind [Client.Engine]'s
 	// headroom and growth, which the prometheus module exports. At least
-	// 10ms. Defaults to [DefaultEngineCheckInterval]; a negative value runs
+	// 10ms. Defaults to 15s; a negative value runs
 	// no watcher (Engine then keeps what Connect read). The embedded engine
 	// never runs one.
 	EngineCheckInterval time.Duration
@@ -134,7 +133,7 @@ type Config struct {
 
 	// BudgetInterval is how often the budgeted streams are sampled (XLEN,
 	// and MEMORY USAGE for a byte budget), at least 10ms. Defaults to
-	// [DefaultBudgetInterval].
+	// 1s.
 	BudgetInterval time.Duration
 
 	// ClientName is sent to the engine with CLIENT SETNAME: 1..128 bytes,
@@ -155,24 +154,19 @@ type Config struct {
 	Hooks []Hook
 }
 
-// DefaultCallTimeout is the default of [Config.CallTimeout].
-const DefaultCallTimeout = 5 * time.Second
+// defaultCallTimeout is the default of [Config.CallTimeout].
+const defaultCallTimeout = 5 * time.Second
 
-// DefaultFlushDelay is the default of [Config.FlushDelay].
-const DefaultFlushDelay = 20 * time.Microsecond
+// defaultFlushDelay is the default of [Config.FlushDelay].
+const defaultFlushDelay = 20 * time.Microsecond
 
-// DefaultEngineCheckInterval is the default of
+// defaultEngineCheckInterval is the default of
 // [Config.EngineCheckInterval]: one INFO memory every 15 seconds.
-const DefaultEngineCheckInterval = 15 * time.Second
+const defaultEngineCheckInterval = 15 * time.Second
 
-// Node returns a pointer to n, for [Config.NodeID].
-//
-//go:fix inline
-func Node(n int) *int { return new(n) }
-
-// DefaultMaxBulkBytes is the default of [Config.MaxBulkBytes]: the
+// defaultMaxBulkBytes is the default of [Config.MaxBulkBytes]: the
 // engine's default proto-max-bulk-len.
-const DefaultMaxBulkBytes = 512 << 20
+const defaultMaxBulkBytes = 512 << 20
 
 // validate checks the fields withDefaults left set, before any I/O.
 func (c Config) validate() error {
@@ -238,22 +232,22 @@ func (c Config) withDefaults() Config {
 		c.DedupeWindow = 10 * time.Minute
 	}
 	if c.MaxBulkBytes == 0 {
-		c.MaxBulkBytes = DefaultMaxBulkBytes
+		c.MaxBulkBytes = defaultMaxBulkBytes
 	}
 	if c.CallTimeout == 0 {
-		c.CallTimeout = DefaultCallTimeout
+		c.CallTimeout = defaultCallTimeout
 	}
 	if c.DialTimeout == 0 {
 		c.DialTimeout = 5 * time.Second
 	}
 	if c.FlushDelay == 0 {
-		c.FlushDelay = DefaultFlushDelay
+		c.FlushDelay = defaultFlushDelay
 	}
 	if c.EngineCheckInterval == 0 {
-		c.EngineCheckInterval = DefaultEngineCheckInterval
+		c.EngineCheckInterval = defaultEngineCheckInterval
 	}
 	if c.BudgetInterval == 0 {
-		c.BudgetInterval = DefaultBudgetInterval
+		c.BudgetInterval = defaultBudgetInterval
 	}
 	if c.ClientName == "" {
 		c.ClientName = "echomq"

@@ -13,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // target opens a client on one engine for one test.
@@ -107,7 +109,7 @@ func ids(evs []echomq.Event) []echomq.ID {
 
 func exists(t *testing.T, c *echomq.Client, key string) bool {
 	t.Helper()
-	n, err := c.Do(ctx, "EXISTS", key)
+	n, err := rawcmd.Do(ctx, c, "EXISTS", key)
 	require.NoError(t, err)
 	return n.(int64) == 1
 }
@@ -141,14 +143,14 @@ func testRawEntryShape(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "guess-scored")
 	id, err := s.Append(ctx, echomq.F("k", "v", "bin", "\x00\xff"))
 	require.NoError(t, err)
-	raw, err := c.Do(ctx, "XRANGE", s.Key(), "-", "+")
+	raw, err := rawcmd.Do(ctx, c, "XRANGE", s.Key(), "-", "+")
 	require.NoError(t, err)
 	require.Equal(t, []any{[]any{id.EntryID().String(), []any{"id", id.String(), "k", "v", "bin", "\x00\xff"}}}, raw)
 }
 
 func testKindDoor(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "door")
-	job := echomq.MustID(echomq.BrandJob, 12345)
+	job := echomq.MustID("JOB", 12345)
 	err := s.AppendID(ctx, job, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrWrongKind)
 	var ke *echomq.KindError
@@ -182,7 +184,7 @@ func testNonMonotonic(t *testing.T, c *echomq.Client, q string) {
 
 func testWrongType(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "taken")
-	_, err := c.Do(ctx, "SET", s.Key(), "a string")
+	_, err := rawcmd.Do(ctx, c, "SET", s.Key(), "a string")
 	require.NoError(t, err)
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrWrongType)
@@ -216,9 +218,9 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 		{"empty stream", func(c *echomq.Client) error { _, err := c.Stream(q, "").Read(ctx, echomq.All, nil); return err }, echomq.ErrInvalidName},
 		{"archived suffix", func(c *echomq.Client) error { _, err := c.Stream(q, "s:archived").Append(ctx, nil); return err }, echomq.ErrInvalidName},
 		{"brace", func(c *echomq.Client) error { _, err := c.Stream(q, "{x}").Trim(ctx, echomq.MaxLen(1)); return err }, echomq.ErrInvalidName},
-		{"space", func(c *echomq.Client) error { return c.Stream(q, "a b").PutArchived(ctx, at(t, now, 0, 0)) }, echomq.ErrInvalidName},
+		{"space", func(c *echomq.Client) error { return archive.SetWatermark(ctx, c.Stream(q, "a b"), at(t, now, 0, 0)) }, echomq.ErrInvalidName},
 		{"too long", func(c *echomq.Client) error {
-			_, _, err := c.Stream(q, string(make([]byte, 129))).GetArchived(ctx)
+			_, _, err := archive.Watermark(ctx, c.Stream(q, string(make([]byte, 129))))
 			return err
 		}, echomq.ErrInvalidName},
 		{"reserved field", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Append(ctx, echomq.F("id", "x")); return err }, echomq.ErrReservedField},
@@ -232,7 +234,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 			return err
 		}, echomq.ErrReservedField},
 		{"inverted window", func(c *echomq.Client) error {
-			_, err := c.Stream(q, "s").ReadWindow(ctx, now, now.Add(-time.Millisecond), nil)
+			_, err := c.Stream(q, "s").Read(ctx, echomq.Window(now, now.Add(-time.Millisecond)), nil)
 			return err
 		}, echomq.ErrInvalidRange},
 		{"inverted range", func(c *echomq.Client) error {
@@ -246,7 +248,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 		{"negative maxlen", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Trim(ctx, echomq.MaxLen(-1)); return err }, echomq.ErrInvalidArgument},
 		{"latest zero", func(c *echomq.Client) error { _, err := c.Stream(q, "s").ReadLatest(ctx, 0); return err }, echomq.ErrInvalidArgument},
 		{"wrong kind watermark", func(c *echomq.Client) error {
-			return c.Stream(q, "s").PutArchived(ctx, echomq.MustID(echomq.BrandJob, 1))
+			return archive.SetWatermark(ctx, c.Stream(q, "s"), echomq.MustID("JOB", 1))
 		}, echomq.ErrWrongKind},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,7 +256,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 			require.ErrorIs(t, tc.call(closed), tc.want, "refused before any I/O")
 		})
 	}
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing was written")
 }
@@ -298,22 +300,22 @@ func testWindowEdges(t *testing.T, c *echomq.Client, q string) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	t1 := t0.Add(300 * time.Millisecond)
 	got := appendAt(t, s, t0, []int{-1, 0, 0, 100, 300, 300, 301})
-	evs, err := s.ReadWindow(ctx, t0, t1, nil)
+	evs, err := s.Read(ctx, echomq.Window(t0, t1), nil)
 	require.NoError(t, err)
 	require.Equal(t, got[1:6], ids(evs), "t0-1ms out, t0 in, t1 in, t1+1ms out")
-	evs, err = s.ReadWindow(ctx, t0, t0, nil)
+	evs, err = s.Read(ctx, echomq.Window(t0, t0), nil)
 	require.NoError(t, err)
 	require.Equal(t, got[1:3], ids(evs), "[t, t] holds the entries minted at t")
-	evs, err = s.ReadWindow(ctx, t0, t1, &echomq.ReadOpts{Count: 2})
+	evs, err = s.Read(ctx, echomq.Window(t0, t1), &echomq.ReadOpts{Count: 2})
 	require.NoError(t, err)
 	require.Equal(t, got[1:3], ids(evs))
-	evs, err = s.ReadSince(ctx, t1, nil)
+	evs, err = s.Read(ctx, echomq.Since(t1), nil)
 	require.NoError(t, err)
 	require.Equal(t, got[4:], ids(evs))
-	evs, err = s.ReadWindow(ctx, t0.Add(-time.Hour), t0.Add(-time.Minute), nil)
+	evs, err = s.Read(ctx, echomq.Window(t0.Add(-time.Hour), t0.Add(-time.Minute)), nil)
 	require.NoError(t, err)
 	require.Empty(t, evs)
-	_, err = s.ReadWindow(ctx, t1, t0, nil)
+	_, err = s.Read(ctx, echomq.Window(t1, t0), nil)
 	require.ErrorIs(t, err, echomq.ErrInvalidRange)
 }
 
@@ -329,7 +331,7 @@ func testWindowEqualsFiltered(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	for _, w := range [][2]int{{0, 0}, {7, 14}, {8, 13}, {-5, 3}, {100, 1000}, {0, 273}, {273, 273}} {
 		t0, t1 := base.Add(time.Duration(w[0])*time.Millisecond), base.Add(time.Duration(w[1])*time.Millisecond)
-		got, err := s.ReadWindow(ctx, t0, t1, nil)
+		got, err := s.Read(ctx, echomq.Window(t0, t1), nil)
 		require.NoError(t, err)
 		var want []echomq.ID
 		for _, ev := range all {
@@ -345,21 +347,21 @@ func testTrimExact(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "trim")
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	got := appendAt(t, s, base, []int{0, 1, 2, 3, 4, 5})
-	n, err := s.Trim(ctx, echomq.MaxLen(4).Exact())
+	r, err := s.Trim(ctx, echomq.MaxLen(4).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	require.EqualValues(t, 2, r.Removed)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, got[2:], ids(evs))
-	n, err = s.Trim(ctx, echomq.MinTime(base.Add(4*time.Millisecond)).Exact())
+	r, err = s.Trim(ctx, echomq.MinTime(base.Add(4*time.Millisecond)).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 2, n, "t-1ms trimmed, t kept")
+	require.EqualValues(t, 2, r.Removed, "t-1ms trimmed, t kept")
 	evs, err = s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, got[4:], ids(evs))
-	n, err = c.Stream(q, "never-written").Trim(ctx, echomq.MaxLen(0).Exact())
+	r, err = c.Stream(q, "never-written").Trim(ctx, echomq.MaxLen(0).Exact())
 	require.NoError(t, err)
-	require.Zero(t, n)
+	require.Zero(t, r.Removed)
 }
 
 func testTrimApproximate(t *testing.T, c *echomq.Client, q string) {
@@ -370,52 +372,52 @@ func testTrimApproximate(t *testing.T, c *echomq.Client, q string) {
 		offs = append(offs, i)
 	}
 	got := appendAt(t, s, base, offs)
-	n, err := s.Trim(ctx, echomq.MaxLen(150))
+	r, err := s.Trim(ctx, echomq.MaxLen(150))
 	require.NoError(t, err)
-	require.LessOrEqual(t, n, int64(250), "never over-trims")
+	require.LessOrEqual(t, r.Removed, int64(250), "never over-trims")
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Equal(t, got[len(got)-len(evs):], ids(evs), "only the oldest are removed")
 	require.GreaterOrEqual(t, len(evs), 150)
-	n, err = s.Trim(ctx, echomq.MinTime(base.Add(300*time.Millisecond)))
+	r, err = s.Trim(ctx, echomq.MinTime(base.Add(300*time.Millisecond)))
 	require.NoError(t, err)
 	evs, err = s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(evs), 100, "an approximate trim never removes an entry inside the window")
 	require.Equal(t, got[300:], ids(evs)[len(evs)-100:])
-	require.GreaterOrEqual(t, n, int64(0))
+	require.GreaterOrEqual(t, r.Removed, int64(0))
 }
 
 func testWatermark(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "wm")
-	_, ok, err := s.GetArchived(ctx)
+	_, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok, "absent is an answer, not an error")
 	w1, w2 := at(t, time.Now(), 1, 1), at(t, time.Now(), 1, 2)
-	require.NoError(t, s.PutArchived(ctx, w1))
-	got, ok, err := s.GetArchived(ctx)
+	require.NoError(t, archive.SetWatermark(ctx, s, w1))
+	got, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, w1, got)
-	require.NoError(t, s.PutArchived(ctx, w2))
-	got, _, err = s.GetArchived(ctx)
+	require.NoError(t, archive.SetWatermark(ctx, s, w2))
+	got, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, w2, got)
-	raw, err := c.Do(ctx, "GET", s.Key()+":archived")
+	raw, err := rawcmd.Do(ctx, c, "GET", s.Key()+":archived")
 	require.NoError(t, err)
 	require.Equal(t, w2.String(), raw, "the cache is a plain string holding W")
-	cleared, err := s.ClearArchived(ctx)
+	cleared, err := archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, cleared)
-	cleared, err = s.ClearArchived(ctx)
+	cleared, err = archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, cleared)
-	_, ok, err = s.GetArchived(ctx)
+	_, ok, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
-	_, err = c.Do(ctx, "SET", s.Key()+":archived", "garbage")
+	_, err = rawcmd.Do(ctx, c, "SET", s.Key()+":archived", "garbage")
 	require.NoError(t, err)
-	_, _, err = s.GetArchived(ctx)
+	_, _, err = archive.Watermark(ctx, s)
 	require.ErrorIs(t, err, echomq.ErrMalformedID)
 }
 
@@ -438,7 +440,7 @@ func testBatch(t *testing.T, c *echomq.Client, q string) {
 	}
 	// A per-record failure is reported, not swallowed.
 	other := c.Stream(q, "batch-taken")
-	_, err = c.Do(ctx, "SET", other.Key(), "x")
+	_, err = rawcmd.Do(ctx, c, "SET", other.Key(), "x")
 	require.NoError(t, err)
 	got, err = other.AppendBatch(ctx, recs[:2])
 	var be *echomq.BatchError

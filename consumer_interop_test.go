@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // groupRawEntry is one entry of a raw XREADGROUP reply.
@@ -19,7 +20,7 @@ type groupRawEntry struct {
 // one stream's entries from the RESP3 map or RESP2 array reply.
 func rawReadGroup(t *testing.T, e *groupEnv, group, consumer string, count int, id string) []groupRawEntry {
 	t.Helper()
-	v, err := e.c.Do(ctx, "XREADGROUP", "GROUP", group, consumer, "COUNT", itoa(count), "STREAMS", e.stream.Key(), id)
+	v, err := rawcmd.Do(ctx, e.c, "XREADGROUP", "GROUP", group, consumer, "COUNT", itoa(count), "STREAMS", e.stream.Key(), id)
 	require.NoError(t, err)
 	var list []any
 	switch r := v.(type) {
@@ -63,7 +64,7 @@ func TestConsumerPolyglot(t *testing.T) {
 	require.Equal(t, first.EntryID().String(), raw[0].id)
 	require.Equal(t, []string{"id", first.String(), "n", "0"}, raw[0].fields, "the receipt rides in the id field")
 	require.Equal(t, int64(1), e.pending(t, "g"))
-	n, err := e.c.Do(ctx, "XACK", e.stream.Key(), "g", raw[0].id)
+	n, err := rawcmd.Do(ctx, e.c, "XACK", e.stream.Key(), "g", raw[0].id)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
 	require.Equal(t, int64(0), e.pending(t, "g"), "a raw XACK settles the group's pending list")
@@ -72,7 +73,7 @@ func TestConsumerPolyglot(t *testing.T) {
 	// appends one without an id field.
 	held := e.append(t, 1)[0]
 	require.Len(t, rawReadGroup(t, e, "g", "raw", 1, ">"), 1)
-	foreign, err := e.c.Do(ctx, "XADD", e.stream.Key(), "*", "kind", "raw")
+	foreign, err := rawcmd.Do(ctx, e.c, "XADD", e.stream.Key(), "*", "kind", "raw")
 	require.NoError(t, err)
 
 	rec := &deliveryLog{}
@@ -115,7 +116,7 @@ func TestConsumerTrimmedWhilePending(t *testing.T) {
 			e.create(t, "g")
 			ids := e.append(t, 4)
 			require.Len(t, rawReadGroup(t, e, "g", tc.reader, 4, ">"), 4)
-			_, err := e.c.Do(ctx, "XTRIM", e.stream.Key(), "MAXLEN", "1")
+			_, err := rawcmd.Do(ctx, e.c, "XTRIM", e.stream.Key(), "MAXLEN", "1")
 			require.NoError(t, err)
 			if tc.name == "Drain" {
 				got := rawReadGroup(t, e, "g", tc.reader, 10, "0")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestConsumerDeliversAll: every appended entry is delivered once, in mint
@@ -177,13 +178,13 @@ func TestConsumerRunTwice(t *testing.T) {
 func TestConsumerWrongType(t *testing.T) {
 	t.Parallel()
 	e := newGroupEnv(t)
-	_, err := e.c.Do(ctx, "SET", e.stream.Key(), "not a stream")
+	_, err := rawcmd.Do(ctx, e.c, "SET", e.stream.Key(), "not a stream")
 	require.NoError(t, err)
 	c, err := e.c.Consumer(e.cfg("g", "c1", (&deliveryLog{}).handle))
 	require.NoError(t, err)
 	err = c.Run(context.Background())
 	require.ErrorIs(t, err, echomq.ErrWrongType)
-	v, err := e.c.Do(ctx, "GET", e.stream.Key())
+	v, err := rawcmd.Do(ctx, e.c, "GET", e.stream.Key())
 	require.NoError(t, err)
 	require.Equal(t, "not a stream", v)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // testCountAfter: Stream.CountAfter on every engine, through the cheap
@@ -22,7 +23,7 @@ func testCountAfter(t *testing.T, c *echomq.Client, q string) {
 		require.NoError(t, err)
 		ids[i] = id.EntryID()
 	}
-	_, err = c.Do(ctx, "XDEL", s.Key(), ids[6].String())
+	_, err = rawcmd.Do(ctx, c, "XDEL", s.Key(), ids[6].String())
 	require.NoError(t, err)
 	// The entry id just below the first (its sequence is 0 for node 0,
 	// the embedded engine's first lease: then the millisecond before).
@@ -52,7 +53,7 @@ func testCountAfter(t *testing.T, c *echomq.Client, q string) {
 		require.NoError(t, err, tc.name)
 		require.Equal(t, tc.want, got, tc.name)
 	}
-	_, err = c.Do(ctx, "SET", "emq:{"+q+"}:stream:str", "x")
+	_, err = rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:str", "x")
 	require.NoError(t, err)
 	_, err = c.Stream(q, "str").CountAfter(ctx, ids[0], 0)
 	require.ErrorIs(t, err, echomq.ErrWrongType)

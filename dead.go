@@ -10,13 +10,13 @@ import (
 
 // Fields of a dead-letter entry, after its own "id".
 const (
-	DeadFieldOrigin   = "origin"   // the original's branded id (its entry id when it had none)
-	DeadFieldStream   = "stream"   // the original's stream name
-	DeadFieldGroup    = "group"    // the group that gave up on it
-	DeadFieldConsumer = "consumer" // the consumer that moved it
-	DeadFieldAttempts = "attempts" // its delivery count when it was moved
-	DeadFieldError    = "error"    // the last handler error
-	DeadFieldPayload  = "payload"  // the original's pairs, JSON-encoded (see DeadLetter.Payload)
+	deadFieldOrigin   = "origin"   // the original's branded id (its entry id when it had none)
+	deadFieldStream   = "stream"   // the original's stream name
+	deadFieldGroup    = "group"    // the group that gave up on it
+	deadFieldConsumer = "consumer" // the consumer that moved it
+	deadFieldAttempts = "attempts" // its delivery count when it was moved
+	deadFieldError    = "error"    // the last handler error
+	deadFieldPayload  = "payload"  // the original's pairs, JSON-encoded (see DeadLetter.Payload)
 )
 
 // DeadLetter is an entry a consumer group gave up on, as stored in the
@@ -129,20 +129,20 @@ func decodeDeadLetter(ev Event) (DeadLetter, error) {
 	f := ev.Fields
 	dl := DeadLetter{
 		ID: ev.ID, Entry: ev.Entry,
-		Stream: f.Value(DeadFieldStream), Group: f.Value(DeadFieldGroup), Consumer: f.Value(DeadFieldConsumer),
-		Error: f.Value(DeadFieldError),
+		Stream: f.Value(deadFieldStream), Group: f.Value(deadFieldGroup), Consumer: f.Value(deadFieldConsumer),
+		Error: f.Value(deadFieldError),
 	}
-	origin := f.Value(DeadFieldOrigin)
+	origin := f.Value(deadFieldOrigin)
 	if id, err := ParseID(origin); err == nil {
 		dl.Origin, dl.OriginEntry = id, id.EntryID()
 	} else if dl.OriginEntry, err = ParseEntryID(origin); err != nil {
 		return DeadLetter{}, fmt.Errorf("dead letter %s: origin %q: %w", ev.Entry, origin, err)
 	}
 	var err error
-	if dl.Attempts, err = strconv.ParseInt(f.Value(DeadFieldAttempts), 10, 64); err != nil {
+	if dl.Attempts, err = strconv.ParseInt(f.Value(deadFieldAttempts), 10, 64); err != nil {
 		return DeadLetter{}, fmt.Errorf("dead letter %s: attempts: %w", ev.Entry, err)
 	}
-	if dl.Payload, err = decodePayload(f.Value(DeadFieldPayload)); err != nil {
+	if dl.Payload, err = decodePayload(f.Value(deadFieldPayload)); err != nil {
 		return DeadLetter{}, fmt.Errorf("dead letter %s: %w", ev.Entry, err)
 	}
 	return dl, nil

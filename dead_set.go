@@ -15,13 +15,13 @@ import (
 func moveToDead(ctx context.Context, c *Client, streamKey, deadKey, group, consumer string, d Delivery, cause string) (ID, bool, error) {
 	pairs := []string{
 		ReservedField, "",
-		DeadFieldOrigin, d.Key(),
-		DeadFieldStream, d.Stream,
-		DeadFieldGroup, group,
-		DeadFieldConsumer, consumer,
-		DeadFieldAttempts, strconv.FormatInt(d.Attempts, 10),
-		DeadFieldError, cause,
-		DeadFieldPayload, encodePayload(d.Fields),
+		deadFieldOrigin, d.Key(),
+		deadFieldStream, d.Stream,
+		deadFieldGroup, group,
+		deadFieldConsumer, consumer,
+		deadFieldAttempts, strconv.FormatInt(d.Attempts, 10),
+		deadFieldError, cause,
+		deadFieldPayload, encodePayload(d.Fields),
 	}
 	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 	defer cancel()

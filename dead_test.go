@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestDeadPoison: a poison entry reaches the dead letters after exactly
@@ -51,7 +52,7 @@ func TestDeadPoison(t *testing.T) {
 	require.Equal(t, dl.ID.EntryID(), dl.Entry, "the dead letter's id is a minted EVT id")
 
 	// The stored shape, as any other program reads it.
-	raw, err := e.c.Do(ctx, "XRANGE", dead.Key(), "-", "+")
+	raw, err := rawcmd.Do(ctx, e.c, "XRANGE", dead.Key(), "-", "+")
 	require.NoError(t, err)
 	entry := raw.([]any)[0].([]any)
 	require.Equal(t, dl.Entry.String(), entry[0])
@@ -153,7 +154,7 @@ func TestDeadBadInput(t *testing.T) {
 	e := newGroupEnv(t)
 	dead := e.stream.DeadLetters()
 	badName := e.c.DeadLetters(e.queue, "a:b")
-	job := echomq.MustID(echomq.BrandJob, 1)
+	job := echomq.MustID("JOB", 1)
 	for _, tc := range []struct {
 		name    string
 		call    func(context.Context) error
@@ -196,14 +197,14 @@ func TestDeadAboveOtherWriters(t *testing.T) {
 	t.Parallel()
 	e := newGroupEnv(t)
 	ahead := echomq.MustID(echomq.BrandEvent, echomq.SnowflakeAt(time.Now().Add(2*time.Second)))
-	_, err := e.c.Do(ctx, "XADD", e.stream.DeadLetters().Key(), ahead.EntryID().String(), "id", ahead.String())
+	_, err := rawcmd.Do(ctx, e.c, "XADD", e.stream.DeadLetters().Key(), ahead.EntryID().String(), "id", ahead.String())
 	require.NoError(t, err)
 	e.append(t, 1)
 	cfg := e.cfg("g", "c1", func(context.Context, echomq.Delivery) error { return errors.New("no") })
 	cfg.MaxDeliveries = 1
 	r := startConsumer(t, e.c, cfg)
 	waitFor(t, "dead-lettered", func() bool { return r.c.Stats().Dead == 1 })
-	evs, err := e.c.Do(ctx, "XLEN", e.stream.DeadLetters().Key())
+	evs, err := rawcmd.Do(ctx, e.c, "XLEN", e.stream.DeadLetters().Key())
 	require.NoError(t, err)
 	require.Equal(t, int64(2), evs)
 }

@@ -43,8 +43,9 @@
 //
 // # Tables and transactions
 //
-// [Client.Table] holds small records beside the streams; [Client.Update]
-// changes records and appends events in one optimistic transaction.
+// Package tables (github.com/echomq/echomq/tables) holds small records
+// beside the streams; its Update changes records and appends events in one
+// optimistic transaction.
 //
 // # Reserved names
 //

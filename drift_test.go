@@ -99,7 +99,7 @@ func checkDriftCell(t *testing.T, srv *echomqtest.Server, w int, mode string, ru
 	require.EqualValues(t, len(receipts), st.Records)
 	end, err := reader.EngineTime(ctx)
 	require.NoError(t, err)
-	evs, err := s.ReadWindow(ctx, start, end, nil)
+	evs, err := s.Read(ctx, echomq.Window(start, end), nil)
 	require.NoError(t, err)
 	window := make([]echomq.ID, len(evs))
 	for i, ev := range evs {

@@ -25,7 +25,7 @@ func BenchmarkDurableAppend(b *testing.B) {
 	b.Cleanup(func() { require.NoError(b, c.Close()) })
 	q := echomqtest.Queue(b)
 	plain, durable := c.Stream(q, "plain"), c.Stream(q, "durable")
-	opts := echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1}}
+	opts := &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1}}
 	opt, err := valkey.ParseURL(master.URL())
 	require.NoError(b, err)
 	vk, err := valkey.NewClient(opt)

@@ -75,11 +75,11 @@ func ScriptVerbs() []string { return append([]string(nil), scriptVerbs...) }
 
 var scriptVerbs = []string{
 	"Stream.Append, AppendWith, AppendBatch (id arbitration, idempotency keys)",
-	"Client.Update (transactions)",
+	"tables.Update (transactions)",
 	"Consumer and StreamSet consumers (dead letters, hand-back at stop)",
 	"Group.DeleteConsumer, Group.Reset",
 	"DeadLetters.Replay",
-	"Stream.Trim and TrimReport (the archive guard), PutArchived",
+	"Stream.Trim (the archive guard), archive.SetWatermark",
 	"Stream.CountAfter and group lag",
 	"StreamSet discovery",
 	"Once handlers",
@@ -100,8 +100,6 @@ func (e *ScriptsError) Error() string {
 		"EVALSHA and EVAL (ACL: +evalsha +eval, or +@scripting) for: " + strings.Join(scriptVerbs, "; ")
 }
 
-// Is makes errors.Is(err, ErrScriptsDenied) true.
-func (e *ScriptsError) Is(target error) bool { return target == ErrScriptsDenied }
-
-// Unwrap returns the engine's refusal.
-func (e *ScriptsError) Unwrap() error { return e.Err }
+// Unwrap returns [ErrScriptsDenied], so errors.Is matches it, and the
+// engine's refusal.
+func (e *ScriptsError) Unwrap() []error { return sentinelAnd(ErrScriptsDenied, e.Err) }

@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -180,14 +181,14 @@ func TestFullEngineVerbs(t *testing.T) {
 	_, err = g.Create(ctx, echomq.StartHead)
 	require.NoError(t, err)
 	// Full: maxmemory below what is used.
-	_, err = c.Do(ctx, "CONFIG", "SET", "maxmemory", "1mb")
+	_, err = rawcmd.Do(ctx, c, "CONFIG", "SET", "maxmemory", "1mb")
 	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = c.Do(context.Background(), "CONFIG", "SET", "maxmemory", "64mb") })
+	t.Cleanup(func() { _, _ = rawcmd.Do(context.Background(), c, "CONFIG", "SET", "maxmemory", "64mb") })
 
 	_, err = s.Append(ctx, echomq.F("k", "v"))
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 	require.NotErrorIs(t, err, echomq.ErrUnavailable)
-	_, err = s.AppendWith(ctx, echomq.F("k", "v"), echomq.AppendOpts{Key: "once"})
+	_, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "once"})
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 	_, err = s.Group("other").Create(ctx, echomq.StartHead)
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
@@ -212,10 +213,10 @@ func TestFullEngineVerbs(t *testing.T) {
 	}, 30*time.Second, 20*time.Millisecond, "every delivery acknowledged")
 
 	// The archive's watermark cache and trim run.
-	require.NoError(t, s.PutArchived(ctx, ids[99]))
-	_, err = s.ClearArchived(ctx)
+	require.NoError(t, archive.SetWatermark(ctx, s, ids[99]))
+	_, err = archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
-	n, err := s.Trim(ctx, echomq.MaxLen(10).Exact())
+	r, err := s.Trim(ctx, echomq.MaxLen(10).Exact())
 	require.NoError(t, err)
-	require.Equal(t, int64(len(ids)-10), n)
+	require.Equal(t, int64(len(ids)-10), r.Removed)
 }

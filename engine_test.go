@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestEngineKnown: Connect learns the engine, its version, its memory and
@@ -34,7 +35,7 @@ func TestEngineKnown(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, e.MaxMemory-e.UsedMemory, h)
 	require.Contains(t, e.String(), "maxmemory-policy noeviction")
-	v, err := c.Do(ctx, "INFO", "server")
+	v, err := rawcmd.Do(ctx, c, "INFO", "server")
 	require.NoError(t, err)
 	require.Contains(t, v.(string), "_version:"+e.Version)
 
@@ -52,7 +53,7 @@ func TestEvictingEngineRefused(t *testing.T) {
 	srv := echomqtest.Start(t, "--maxmemory", "8mb")
 	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
 	for _, policy := range []string{"allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"} {
-		_, err := admin.Do(ctx, "CONFIG", "SET", "maxmemory-policy", policy)
+		_, err := rawcmd.Do(ctx, admin, "CONFIG", "SET", "maxmemory-policy", policy)
 		require.NoError(t, err)
 		c, err := echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Notice: io.Discard})
 		require.Nil(t, c, policy)
@@ -74,7 +75,7 @@ func TestEvictingEngineRefused(t *testing.T) {
 	c := connect(t, echomq.Config{URL: srv.URL(), AllowEviction: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.True(t, c.Engine().Evicting())
 	require.Contains(t, logs.String(), "Config.AllowEviction accepts it")
-	_, err := admin.Do(ctx, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	_, err := rawcmd.Do(ctx, admin, "CONFIG", "SET", "maxmemory-policy", "noeviction")
 	require.NoError(t, err)
 }
 
@@ -87,7 +88,7 @@ func TestEngineWatcher(t *testing.T) {
 	c := connect(t, echomq.Config{URL: srv.URL(), EngineCheckInterval: 20 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.Equal(t, echomq.PolicyNoEviction, c.Engine().Policy)
-	_, err := c.Do(ctx, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	_, err := rawcmd.Do(ctx, c, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return c.Engine().Policy == "allkeys-lru" }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, int64(1), c.Engine().PolicyChanges)
@@ -95,7 +96,7 @@ func TestEngineWatcher(t *testing.T) {
 	require.Eventually(t, func() bool { return c.Engine().At.After(first) }, 30*time.Second, 10*time.Millisecond,
 		"the watcher keeps reading")
 	require.Equal(t, 1, strings.Count(logs.String(), "changed to one that evicts"), "a change is logged once")
-	_, err = c.Do(ctx, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	_, err = rawcmd.Do(ctx, c, "CONFIG", "SET", "maxmemory-policy", "noeviction")
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return c.Engine().PolicyChanges == 2 }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, echomq.PolicyNoEviction, c.Engine().Policy)
@@ -108,9 +109,9 @@ func TestScriptsDenied(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
-	_, err := admin.Do(ctx, "ACL", "SETUSER", "noscript", "on", ">pw", "~*", "&*", "+@all", "-@scripting")
+	_, err := rawcmd.Do(ctx, admin, "ACL", "SETUSER", "noscript", "on", ">pw", "~*", "&*", "+@all", "-@scripting")
 	require.NoError(t, err)
-	_, err = admin.Do(ctx, "ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "&*", "+@all", "-@dangerous")
+	_, err = rawcmd.Do(ctx, admin, "ACL", "SETUSER", "noinfo", "on", ">pw", "~*", "&*", "+@all", "-@dangerous")
 	require.NoError(t, err)
 	url := func(user string) string { return strings.Replace(srv.URL(), "redis://", "redis://"+user+":pw@", 1) }
 
@@ -122,7 +123,7 @@ func TestScriptsDenied(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	require.Contains(t, err.Error(), "NOPERM")
 	require.Contains(t, err.Error(), "+evalsha +eval")
-	for _, verb := range []string{"Stream.Append", "Client.Update", "Consumer", "Stream.Trim", "package lanes"} {
+	for _, verb := range []string{"Stream.Append", "tables.Update", "Consumer", "Stream.Trim", "package lanes"} {
 		require.Contains(t, err.Error(), verb)
 	}
 	for _, verbs := range echomq.ScriptVerbs() {

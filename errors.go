@@ -27,6 +27,11 @@ var (
 	// ErrWrongKind: a well-formed id carries a brand the operation does not
 	// admit (a stream admits only EVT). See [KindError].
 	ErrWrongKind = errors.New("echomq: wrong id kind")
+	// ErrConflict: a write's precondition did not hold. An append's
+	// expected top was not the stream's top ([ConflictError]), or a
+	// transaction of package tables kept meeting concurrent writes to what
+	// it read and gave up after its attempts.
+	ErrConflict = errors.New("echomq: conflict")
 	// ErrNonMonotonic: an appended id is not above the stream's last id.
 	ErrNonMonotonic = wire.ErrNonMonotonic
 	// ErrWrongType: the key holds a value of another type than the
@@ -189,6 +194,16 @@ func (e *ArgumentError) Error() string {
 func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
 
 // opError prefixes an operation and its stream to err, keeping it matchable.
+// sentinelAnd is the Unwrap of an error type that matches a sentinel and
+// wraps a cause: errors.Is and errors.As walk both; a nil cause is left
+// out.
+func sentinelAnd(sentinel, cause error) []error {
+	if cause == nil {
+		return []error{sentinel}
+	}
+	return []error{sentinel, cause}
+}
+
 func opError(op, key string, err error) error {
 	if err == nil {
 		return nil

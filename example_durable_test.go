@@ -18,7 +18,7 @@ func ExampleDurability() {
 	defer client.Close()
 
 	orders := client.Stream("shop", "order-placed")
-	opts := echomq.AppendOpts{Key: "order-1001", Durable: echomq.Durability{Replicas: 1, Timeout: 100 * time.Millisecond}}
+	opts := &echomq.AppendOpts{Key: "order-1001", Durable: echomq.Durability{Replicas: 1, Timeout: 100 * time.Millisecond}}
 	id, err := orders.AppendWith(ctx, echomq.F("order", "1001"), opts)
 	if de, ok := errors.AsType[*echomq.DurabilityError](err); ok {
 		fmt.Println("written:", id == de.Receipts[0], "acknowledged by", de.Acked, "of", de.Want, "replicas via", de.Cmd)

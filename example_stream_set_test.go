@@ -119,7 +119,7 @@ func ExampleGroup_Reset() {
 	}
 	g := scored.Group("notify")
 	_, _ = g.Create(ctx, echomq.StartNew) // the group has seen everything
-	res, err := g.Reset(ctx, echomq.ResetOpts{ToID: ids[1].EntryID(), DryRun: true})
+	res, err := g.Reset(ctx, &echomq.ResetOpts{ToID: ids[1].EntryID(), DryRun: true})
 	fmt.Println(res.Redeliver, res.From, "→", res.To, res.DryRun, err)
 	// Output:
 	// 2 1777636803000-4096 → 1777636802000-4095 true <nil>
@@ -135,7 +135,7 @@ func ExampleReplay() {
 		_, _ = scored.Append(ctx, echomq.F("points", p))
 	}
 	t0 := time.Date(2026, 5, 1, 12, 0, 2, 0, time.UTC)
-	res, err := echomq.Replay(ctx, scored, echomq.Window(t0, t0.Add(time.Second)), echomq.ReplayOpts{
+	res, err := echomq.Replay(ctx, scored, echomq.Window(t0, t0.Add(time.Second)), &echomq.ReplayOpts{
 		Handle: func(_ context.Context, ev echomq.Event) error {
 			fmt.Println(ev.Time().Format(time.TimeOnly), ev.Fields)
 			return nil

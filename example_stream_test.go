@@ -41,7 +41,7 @@ func ExampleStream_Append() {
 	// 1777636801000-4096
 }
 
-func ExampleStream_ReadWindow() {
+func ExampleWindow() {
 	ctx := context.Background()
 	client := exampleClient()
 	defer client.Close()
@@ -54,7 +54,7 @@ func ExampleStream_ReadWindow() {
 	}
 	// The clock ticks a second per mint: the window holds the 2nd and 3rd.
 	t0 := time.Date(2026, 5, 1, 12, 0, 2, 0, time.UTC)
-	evs, err := scored.ReadWindow(ctx, t0, t0.Add(time.Second), nil)
+	evs, err := scored.Read(ctx, echomq.Window(t0, t0.Add(time.Second)), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -100,12 +100,12 @@ func ExampleStream_Trim() {
 			panic(err)
 		}
 	}
-	removed, err := s.Trim(ctx, echomq.MaxLen(2).Exact())
+	trimmed, err := s.Trim(ctx, echomq.MaxLen(2).Exact())
 	if err != nil {
 		panic(err)
 	}
 	left, _ := s.Read(ctx, echomq.All, nil)
-	fmt.Println(removed, len(left), left[0].Fields.Value("game"))
+	fmt.Println(trimmed.Removed, len(left), left[0].Fields.Value("game"))
 	// Output: 3 2 3
 }
 
@@ -130,21 +130,4 @@ func ExampleParseID() {
 	s := id.Snowflake()
 	fmt.Println(id.Brand(), s, s.Node(), s.Seq(), id.EntryID(), id.Time().Format(time.RFC3339))
 	// Output: EVT 209715201620567 395 2647 1704117200000-1620567 2024-01-01T13:53:20Z
-}
-
-func ExampleStream_PutArchived() {
-	ctx := context.Background()
-	client := exampleClient()
-	defer client.Close()
-
-	s := client.Stream("cm", "guess-scored")
-	_, ok, _ := s.GetArchived(ctx)
-	fmt.Println("cached:", ok)
-	w, _ := s.Append(ctx, echomq.F("points", "100"))
-	_ = s.PutArchived(ctx, w)
-	got, ok, _ := s.GetArchived(ctx)
-	fmt.Println("cached:", ok, got == w)
-	// Output:
-	// cached: false
-	// cached: true true
 }

@@ -9,6 +9,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestConsumerStartsDuringOutage: a consumer started while the engine is
@@ -58,7 +59,7 @@ func TestConsumerStopsOnPermanentError(t *testing.T) {
 	log := &echomqtest.Logs{}
 	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
 	q := echomqtest.Queue(t)
-	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
+	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
 	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "plain", Group: "g", Start: echomq.StartHead,
 		Logger: log.Logger(), Handle: func(context.Context, echomq.Delivery) error { return nil }})

@@ -15,6 +15,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // payload is the field of every failover append: 1 KiB, so a lagging
@@ -67,7 +68,7 @@ func queueOn(t *testing.T, c *echomq.Client, cl *echomqtest.Cluster, master *ech
 	base := echomqtest.Queue(t)
 	for i := range 1000 {
 		q := fmt.Sprintf("%s.%d", base, i)
-		slot, err := c.Do(ctx, "CLUSTER", "KEYSLOT", c.Stream(q, "orders").Key())
+		slot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", c.Stream(q, "orders").Key())
 		require.NoError(t, err)
 		m, err := cl.MasterOf(int(slot.(int64)))
 		require.NoError(t, err)
@@ -85,7 +86,7 @@ func queueOn(t *testing.T, c *echomq.Client, cl *echomqtest.Cluster, master *ech
 func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault func()) failoverFigures {
 	t.Helper()
 	s := c.Stream(q, "orders")
-	opts := echomq.AppendOpts{}
+	opts := &echomq.AppendOpts{}
 	if durable {
 		opts.Durable = echomq.Durability{Replicas: 1, Timeout: time.Second}
 	}

@@ -10,6 +10,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestFollowResumesThroughEngineRestart kills the engine under a follower
@@ -61,7 +62,7 @@ func TestFollowPermanentErrorEnds(t *testing.T) {
 	t.Parallel()
 	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
 	q := echomqtest.Queue(t)
-	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
+	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
 	n := 0
 	for _, err := range c.Stream(q, "plain").Follow(context.Background(), &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{})}) {

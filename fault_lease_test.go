@@ -17,6 +17,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 const leaseTTL = 3 * time.Second
@@ -55,7 +56,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	// Another process takes the lapsed node id (unless our keeper leased
 	// the same one again first).
 	other := faultClient(t, srv.URL(), echomq.Config{})
-	taken, err := other.Do(context.Background(), "SET", "emq:{"+q+"}:node:"+itoa(old), "other-holder", "NX", "PX", "60000")
+	taken, err := rawcmd.Do(context.Background(), other, "SET", "emq:{"+q+"}:node:"+itoa(old), "other-holder", "NX", "PX", "60000")
 	require.NoError(t, err)
 
 	var id echomq.ID
@@ -86,7 +87,7 @@ func TestConfiguredNodeIgnoresLease(t *testing.T) {
 	require.NoError(t, err)
 	snow, _ := id.EntryID().Snowflake()
 	require.Equal(t, 42, snow.Node())
-	_, err = c.MintID(context.Background(), q, echomq.BrandJob)
+	_, err = c.MintID(context.Background(), q, "JOB")
 	require.NoError(t, err)
 }
 

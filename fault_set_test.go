@@ -11,6 +11,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // appendSetN appends items from..from+n-1 over the streams, item i to
@@ -127,7 +128,7 @@ func TestSetConsumerStopsOnPermanentError(t *testing.T) {
 	log := &echomqtest.Logs{}
 	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{Logger: log.Logger()})
 	q := echomqtest.Queue(t)
-	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
+	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
 	sc, err := c.SetConsumer(echomq.SetConsumerConfig{Set: c.Streams(q, "plain", "other"), Group: "g", Start: echomq.StartHead,
 		Handle: func(context.Context, echomq.Delivery) error { return nil }})

@@ -12,6 +12,7 @@ import (
 
 	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // faultOutage is how long the outage tests keep the engine away: 10s by
@@ -45,6 +46,9 @@ func faultClient(t *testing.T, url string, cfg echomq.Config) *echomq.Client {
 	return c
 }
 
+// callTimeout is the default of Config.CallTimeout.
+const callTimeout = 5 * time.Second
+
 // boundOf is the most a call may take before it returns: the documented
 // default plus room for a loaded machine. It guards against "forever", not
 // against slowness.
@@ -76,7 +80,7 @@ func TestOutagePausedEngineReadReturnsUnavailable(t *testing.T) {
 		require.ErrorIs(t, err, echomq.ErrUnavailable, "a read of a hung engine")
 		var te *echomq.TimeoutError
 		require.ErrorAs(t, err, &te)
-		require.Less(t, took, boundOf(echomq.DefaultCallTimeout))
+		require.Less(t, took, boundOf(callTimeout))
 		t.Logf("read %d during the pause returned after %v: %v", reads, took.Round(time.Millisecond), err)
 		reads++
 
@@ -115,7 +119,7 @@ func TestOutageKilledEngineReadReturnsUnavailable(t *testing.T) {
 		_, err := s.Read(context.Background(), echomq.All, nil)
 		took := time.Since(start)
 		require.ErrorIs(t, err, echomq.ErrUnavailable, "a read while the engine is down")
-		require.Less(t, took, boundOf(echomq.DefaultCallTimeout))
+		require.Less(t, took, boundOf(callTimeout))
 		worst = max(worst, took)
 		_, err = s.Append(context.Background(), echomq.Fields{"n", "x"})
 		require.ErrorIs(t, err, echomq.ErrUnavailable, "an append while the engine is down")
@@ -166,7 +170,7 @@ func TestUnavailableClassifies(t *testing.T) {
 	t.Parallel()
 	c := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})
 	q := echomqtest.Queue(t)
-	_, err := c.Do(context.Background(), "SET", "emq:{"+q+"}:stream:plain", "v")
+	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
 	_, wrongType := c.Stream(q, "plain").Read(context.Background(), echomq.All, nil)
 	closed := faultClient(t, echomqtest.Shared(t).URL(), echomq.Config{})

@@ -55,8 +55,13 @@ const countSlice = 50000
 // when not exactly one target is set or Ago is negative. Then
 // [ErrGroupNotFound], [ErrWrongType], [ErrClosed], context errors,
 // [*ServerError], [*TransportError].
-func (g *Group) Reset(ctx context.Context, opts ResetOpts) (ResetResult, error) {
+//
+// Nil opts set no target, which is refused like an empty ResetOpts.
+func (g *Group) Reset(ctx context.Context, opts *ResetOpts) (ResetResult, error) {
 	const op = "group reset"
+	if opts == nil {
+		opts = &ResetOpts{}
+	}
 	if g.err != nil {
 		return ResetResult{}, opError(op, g.s.key, g.err)
 	}
@@ -86,7 +91,7 @@ func (g *Group) Reset(ctx context.Context, opts ResetOpts) (ResetResult, error) 
 
 // resetTarget turns opts into the last-delivered id to set: the entry id
 // just below the target, so the target itself is delivered next.
-func (g *Group) resetTarget(opts ResetOpts) (EntryID, error) {
+func (g *Group) resetTarget(opts *ResetOpts) (EntryID, error) {
 	n := 0
 	if opts.ToID != (EntryID{}) {
 		n++

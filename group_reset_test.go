@@ -17,12 +17,12 @@ func TestGroupResetDryRunMatchesRedeliveries(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		opts func(ids []echomq.ID) echomq.ResetOpts
+		opts func(ids []echomq.ID) *echomq.ResetOpts
 		from int // the first entry delivered again
 	}{
-		{"to id", func(ids []echomq.ID) echomq.ResetOpts { return echomq.ResetOpts{ToID: ids[20].EntryID()} }, 20},
-		{"to time", func(ids []echomq.ID) echomq.ResetOpts { return echomq.ResetOpts{ToTime: ids[0].Time()} }, 0},
-		{"by duration", func([]echomq.ID) echomq.ResetOpts { return echomq.ResetOpts{Ago: time.Hour} }, 0},
+		{"to id", func(ids []echomq.ID) *echomq.ResetOpts { return &echomq.ResetOpts{ToID: ids[20].EntryID()} }, 20},
+		{"to time", func(ids []echomq.ID) *echomq.ResetOpts { return &echomq.ResetOpts{ToTime: ids[0].Time()} }, 0},
+		{"by duration", func([]echomq.ID) *echomq.ResetOpts { return &echomq.ResetOpts{Ago: time.Hour} }, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestGroupResetForwardSkips(t *testing.T) {
 	_, err := e.stream.Group("g").Create(ctx, echomq.StartHead)
 	require.NoError(t, err)
 	ids := e.append(t, 10)
-	res, err := e.stream.Group("g").Reset(ctx, echomq.ResetOpts{ToID: ids[7].EntryID()})
+	res, err := e.stream.Group("g").Reset(ctx, &echomq.ResetOpts{ToID: ids[7].EntryID()})
 	require.NoError(t, err)
 	require.Equal(t, int64(7), res.Skip)
 	require.Zero(t, res.Redeliver)
@@ -91,14 +91,15 @@ func TestGroupResetBadInput(t *testing.T) {
 	tests := []struct {
 		name string
 		g    *echomq.Group
-		opts echomq.ResetOpts
+		opts *echomq.ResetOpts
 		want error
 	}{
-		{"no target", e.stream.Group("g"), echomq.ResetOpts{}, echomq.ErrInvalidArgument},
-		{"two targets", e.stream.Group("g"), echomq.ResetOpts{Ago: time.Second, ToTime: time.Now()}, echomq.ErrInvalidArgument},
-		{"negative ago", e.stream.Group("g"), echomq.ResetOpts{Ago: -time.Second}, echomq.ErrInvalidArgument},
-		{"bad group name", e.stream.Group("a b"), echomq.ResetOpts{Ago: time.Second}, echomq.ErrInvalidName},
-		{"missing group", e.stream.Group("nope"), echomq.ResetOpts{Ago: time.Second}, echomq.ErrGroupNotFound},
+		{"no target", e.stream.Group("g"), &echomq.ResetOpts{}, echomq.ErrInvalidArgument},
+		{"nil opts", e.stream.Group("g"), nil, echomq.ErrInvalidArgument},
+		{"two targets", e.stream.Group("g"), &echomq.ResetOpts{Ago: time.Second, ToTime: time.Now()}, echomq.ErrInvalidArgument},
+		{"negative ago", e.stream.Group("g"), &echomq.ResetOpts{Ago: -time.Second}, echomq.ErrInvalidArgument},
+		{"bad group name", e.stream.Group("a b"), &echomq.ResetOpts{Ago: time.Second}, echomq.ErrInvalidName},
+		{"missing group", e.stream.Group("nope"), &echomq.ResetOpts{Ago: time.Second}, echomq.ErrGroupNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestGroupCreate: MKSTREAM, an explicit start, an existing group is fine,
@@ -38,11 +39,11 @@ func TestGroupCreate(t *testing.T) {
 	}
 
 	wrong := newGroupEnv(t)
-	_, err = wrong.c.Do(ctx, "SET", wrong.stream.Key(), "x")
+	_, err = rawcmd.Do(ctx, wrong.c, "SET", wrong.stream.Key(), "x")
 	require.NoError(t, err)
 	_, err = wrong.stream.Group("g").Create(ctx, echomq.StartNew)
 	require.ErrorIs(t, err, echomq.ErrWrongType)
-	v, err := wrong.c.Do(ctx, "GET", wrong.stream.Key())
+	v, err := rawcmd.Do(ctx, wrong.c, "GET", wrong.stream.Key())
 	require.NoError(t, err)
 	require.Equal(t, "x", v)
 

@@ -7,8 +7,9 @@ import (
 
 // Hook is a value that implements one or more of the hook interfaces of
 // this package ([EngineCallHook], [AppendHook], [AppendPrepareHook],
-// [ReadHook], [DeliverHook], [AckHook], [DeadLetterHook], [TrimHook],
-// [JobHook], [ArchiveCycleHook], [CheckpointHook]). A client calls each
+// [ReadHook], [DeliverHook], [AckHook], [DeadLetterHook], [TrimHook]), or
+// of a feature package built on the client (lanes.JobHook,
+// archive.CycleHook, projection.CheckpointHook). A client calls each
 // hook it was given in [Config.Hooks] for every interface the hook
 // implements, in list order, on the goroutine that did the work; a value
 // implementing none is ignored.
@@ -18,7 +19,8 @@ import (
 // concurrent use. Info values and the slices they carry belong to the
 // client: a hook copies what it keeps. The feature packages (lanes,
 // archive, projection, retention) report through the hooks of the client
-// they were built on. With no hook set, no path pays more than a nil check.
+// they were built on, and find their own hook interfaces among them with
+// [HooksOf]. With no hook set, no path pays more than a nil check.
 type Hook any
 
 // EngineCallHook observes every command and pipeline the client sends to
@@ -42,8 +44,8 @@ type EngineCall struct {
 }
 
 // AppendHook observes appends: [Stream.Append], AppendWith, AppendID, the
-// batches, and the appends of a transaction ([Tx.Append]), each reported
-// as one append once its commit wrote it (Start is when Tx.Append was
+// batches, and the appends of a transaction (package tables, Tx.Append),
+// each reported as one append once its commit wrote it (Start is when Tx.Append was
 // called), or failed with an error that leaves it unknown whether it was
 // written; an attempt that conflicted wrote nothing and is not reported.
 // The [AppendPrepareHook]s do not see a transaction's appends: a
@@ -168,7 +170,7 @@ type TrimHook interface {
 
 // Trim origins of [TrimInfo.By].
 const (
-	TrimByCaller  = "trim"    // Stream.Trim and TrimReport (the retention driver included)
+	TrimByCaller  = "trim"    // Stream.Trim (the retention driver included)
 	TrimByArchive = "archive" // the archiver's trim at its watermark
 )
 
@@ -179,80 +181,6 @@ type TrimInfo struct {
 	By string
 	// Removed is the number of entries removed.
 	Removed  int64
-	Duration time.Duration
-	Err      error
-}
-
-// JobHook observes the jobs of a lanes.Worker: each claim and each
-// settle.
-type JobHook interface {
-	OnJob(ctx context.Context, j JobInfo)
-}
-
-// Job transitions of [JobInfo.Event].
-const (
-	JobClaimed   = "claimed"   // a worker claimed the job
-	JobCompleted = "completed" // the handler succeeded and the job completed
-	JobRetried   = "retried"   // the handler failed; the job waits for another attempt
-	JobDead      = "dead"      // the handler failed for the last time, or cancelled the job
-	JobReleased  = "released"  // handed back unrun or unfinished at shutdown
-	JobLost      = "lost"      // the lease lapsed; another claim runs it
-)
-
-// JobInfo is one transition of one lanes job.
-type JobInfo struct {
-	// Queue is the lanes queue; Lane the job's lane (never a metric label:
-	// lanes are unbounded).
-	Queue, Lane string
-	Job         ID
-	// Event is one of JobClaimed, JobCompleted, JobRetried, JobDead,
-	// JobReleased, JobLost.
-	Event   string
-	Attempt int
-	// Wait is, for a claim, the time from the enqueue to the claim (the
-	// engine's enqueue time against the client's clock).
-	Wait time.Duration
-	// Run is, for a settle, how long the handler ran.
-	Run time.Duration
-	// Err is the handler's error for a retry or a death, or the settle's
-	// own failure.
-	Err error
-}
-
-// ArchiveCycleHook observes the cycles of an archive.Archiver.
-type ArchiveCycleHook interface {
-	OnArchiveCycle(ctx context.Context, a ArchiveCycleInfo)
-}
-
-// ArchiveCycleInfo is one archive cycle of one stream.
-type ArchiveCycleInfo struct {
-	Queue, Stream string
-	// Folded counts the entries archived, Segments and Bytes what the
-	// cycle wrote, Trimmed the live entries its trims removed.
-	Folded, Trimmed int64
-	Segments        int
-	Bytes           int64
-	// Watermark is W after the cycle.
-	Watermark ID
-	Start     time.Time
-	Duration  time.Duration
-	Err       error
-}
-
-// CheckpointHook observes the snapshots of a projection.Live: a
-// checkpoint made durable.
-type CheckpointHook interface {
-	OnCheckpoint(ctx context.Context, c CheckpointInfo)
-}
-
-// CheckpointInfo is one saved projection snapshot.
-type CheckpointInfo struct {
-	// Projection is the projection's name.
-	Projection string
-	// Positions maps each source stream key to the last entry folded.
-	Positions map[string]EntryID
-	// Applied counts the events folded so far.
-	Applied  int64
 	Duration time.Duration
 	Err      error
 }

@@ -136,7 +136,7 @@ func (s *Stream) readObserved(ctx context.Context, r Range, opts *ReadOpts) ([]E
 	return evs, err
 }
 
-// trimObserved is TrimReport with the client's trim hooks.
+// trimObserved is Trim with the client's trim hooks.
 func (s *Stream) trimObserved(ctx context.Context, t TrimSpec) (TrimResult, error) {
 	start := time.Now()
 	res, err := s.trimReport(ctx, t)

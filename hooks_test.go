@@ -12,6 +12,9 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
+	"github.com/echomq/echomq/tables"
 )
 
 // recorder implements every hook of the root package and keeps what it
@@ -112,9 +115,9 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
 	require.Len(t, evs, 3)
-	n, err := s.Trim(ctx, echomq.MaxLen(1).Exact())
+	r, err := s.Trim(ctx, echomq.MaxLen(1).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 2, n)
+	require.EqualValues(t, 2, r.Removed)
 
 	got := rec.snapshot()
 	require.Len(t, got.appends, 3)
@@ -143,7 +146,7 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	require.Positive(t, got.calls["XADD"], "engine calls: %v", got.calls)
 	require.Len(t, c.Hooks(), 2)
 	require.Len(t, echomq.HooksOf[echomq.AppendHook](c), 1)
-	require.Empty(t, echomq.HooksOf[echomq.JobHook](c))
+	require.Empty(t, echomq.HooksOf[lanes.JobHook](c), "a feature package finds only the hooks of its own interface")
 }
 
 func TestHooksPrepareAddsFields(t *testing.T) {
@@ -240,7 +243,7 @@ func TestGroupLag(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, echomq.GroupLag{Lag: 10, Exact: true, EngineLag: 10}, lag)
 
-	_, err = c.Do(ctx, "XREADGROUP", "GROUP", "g", "c1", "COUNT", "4", "STREAMS", s.Key(), ">")
+	_, err = rawcmd.Do(ctx, c, "XREADGROUP", "GROUP", "g", "c1", "COUNT", "4", "STREAMS", s.Key(), ">")
 	require.NoError(t, err)
 	lag, err = g.Lag(ctx, 0)
 	require.NoError(t, err)
@@ -250,7 +253,7 @@ func TestGroupLag(t *testing.T) {
 
 	// A deletion above the last delivered id: the engine's lag becomes
 	// unknown, ours stays exact.
-	_, err = c.Do(ctx, "XDEL", s.Key(), ids[7].EntryID().String())
+	_, err = rawcmd.Do(ctx, c, "XDEL", s.Key(), ids[7].EntryID().String())
 	require.NoError(t, err)
 	_, err = s.Trim(ctx, echomq.MaxLen(7).Exact())
 	require.NoError(t, err)
@@ -310,7 +313,7 @@ func TestLagBadInput(t *testing.T) {
 			require.ErrorIs(t, tc.run(), tc.want)
 		})
 	}
-	n, err := c.Do(ctx, "EXISTS", c.Stream(q, "s").Key())
+	n, err := rawcmd.Do(ctx, c, "EXISTS", c.Stream(q, "s").Key())
 	require.NoError(t, err)
 	require.EqualValues(t, 0, n, "nothing written")
 }
@@ -324,7 +327,7 @@ func TestHooksTransactionAppends(t *testing.T) {
 	q := echomqtest.Queue(t)
 	var got []echomq.ID
 	attempts := 0
-	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	err := tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		attempts++
 		got = got[:0]
 		if _, _, err := tx.Get(ctx, "counters", "k"); err != nil {
@@ -332,7 +335,7 @@ func TestHooksTransactionAppends(t *testing.T) {
 		}
 		if attempts == 1 {
 			// Another writer changes what this attempt read: its commit conflicts.
-			if err := c.Update(ctx, q, func(_ context.Context, other *echomq.Tx) error {
+			if err := tables.Update(ctx, c, q, func(_ context.Context, other *tables.Tx) error {
 				return other.Put("counters", "k", []byte("1"))
 			}, nil); err != nil {
 				return err

@@ -14,18 +14,15 @@ const (
 	base62Alph = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
-// Brands in use. A stream admits exactly one brand, [BrandEvent], because
-// byte order equals mint order only within one brand.
-const (
-	BrandEvent  = "EVT" // stream records
-	BrandJob    = "JOB" // lane jobs
-	BrandPlayer = "PLR"
-	BrandRoom   = "ROM"
-	BrandGame   = "GAM"
-	BrandGuess  = "GES"
-	BrandEmoji  = "EMS"
-	BrandLedger = "TXN"
-)
+// BrandEvent is the brand of stream records. A stream admits exactly this
+// one brand, because byte order equals mint order only within one brand.
+//
+// Any three uppercase ASCII letters are a valid brand: a program names its
+// own ([NewID], [Minter.NextID], [Client.MintID]) with no registration, and
+// keeps its brands next to the code that mints them (package lanes has
+// lanes.BrandJob; an application its own, "PLR", "ROM", …). The library
+// checks only the form.
+const BrandEvent = "EVT"
 
 // base62Index maps a byte to its digit value, or 0xFF when it is not in the
 // alphabet. Built once so decoding is a table lookup per byte.
@@ -224,24 +221,4 @@ func decodeBase62(s string) (int64, *IDError) {
 		return 0, &IDError{Input: s, Reason: "value above 2^63-1"}
 	}
 	return int64(n), nil
-}
-
-// EncodeBase62 returns the fixed-width (11) base62 form of a non-negative
-// snowflake. Byte order of the result equals numeric order.
-func EncodeBase62(n Snowflake) (string, error) {
-	if n < 0 {
-		return "", &IDError{Reason: "negative value"}
-	}
-	return string(appendBase62(make([]byte, 0, base62Len), uint64(n))), nil
-}
-
-// DecodeBase62 decodes the fixed-width (11) base62 form. It returns an
-// [*IDError] for the wrong length, a byte outside the alphabet, or a value
-// above 2^63-1.
-func DecodeBase62(s string) (Snowflake, error) {
-	n, err := decodeBase62(s)
-	if err != nil {
-		return 0, err
-	}
-	return Snowflake(n), nil
 }

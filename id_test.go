@@ -43,12 +43,12 @@ func TestPublishedVectors(t *testing.T) {
 		{274557032793636864, "0KHTOWnGLuC"},
 		{math.MaxInt64, "AzL8n0Y58m7"},
 	} {
-		got, err := echomq.EncodeBase62(v.n)
+		id, err := echomq.NewID("EVT", v.n)
 		require.NoError(t, err)
-		require.Equal(t, v.text, got)
-		back, err := echomq.DecodeBase62(v.text)
+		require.Equal(t, "EVT"+v.text, id.String(), "fixed-width base62 after the brand")
+		back, err := echomq.ParseID("EVT" + v.text)
 		require.NoError(t, err)
-		require.Equal(t, v.n, back)
+		require.Equal(t, v.n, back.Snowflake())
 	}
 
 	// Mint instants from the original's worked examples.
@@ -83,9 +83,9 @@ func TestParseIDRefuses(t *testing.T) {
 			require.NotEmpty(t, ie.Reason)
 		})
 	}
-	_, err := echomq.DecodeBase62("zzzzzzzzzzz")
+	_, err := echomq.ParseID("EVTzzzzzzzzzzz")
 	require.ErrorIs(t, err, echomq.ErrMalformedID)
-	_, err = echomq.EncodeBase62(-1)
+	_, err = echomq.NewID("EVT", -1)
 	require.ErrorIs(t, err, echomq.ErrMalformedID)
 	_, err = echomq.ParseEventID("USR0KHTOWnGLuC")
 	require.ErrorIs(t, err, echomq.ErrWrongKind)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 func onceDelivery(t *testing.T, e *groupEnv) echomq.Delivery {
@@ -34,10 +35,10 @@ func TestOnceSkipsHandled(t *testing.T) {
 	require.NoError(t, h(ctx, d))
 	require.Equal(t, int64(1), calls.Load())
 	key := "emq:{" + e.queue + "}:seen:mail:" + d.ID.String()
-	v, err := e.c.Do(ctx, "GET", key)
+	v, err := rawcmd.Do(ctx, e.c, "GET", key)
 	require.NoError(t, err)
 	require.Equal(t, "done", v)
-	ttl, err := e.c.Do(ctx, "PTTL", key)
+	ttl, err := rawcmd.Do(ctx, e.c, "PTTL", key)
 	require.NoError(t, err)
 	require.Greater(t, ttl.(int64), int64(59*time.Minute/time.Millisecond))
 

@@ -10,6 +10,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestNodeLease: clients without a configured node id lease distinct ones
@@ -24,7 +25,7 @@ func TestNodeLease(t *testing.T) {
 	q := echomqtest.Queue(t)
 	a := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: ttl})
 	b := connect(t, echomq.Config{URL: srv.URL(), NodeLeaseTTL: ttl})
-	keys, err := a.Do(ctx, "KEYS", "emq:{"+q+"}:node:*")
+	keys, err := rawcmd.Do(ctx, a, "KEYS", "emq:{"+q+"}:node:*")
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing is leased before the queue's first use")
 	nodeOf := func(c *echomq.Client) int {
@@ -39,7 +40,7 @@ func TestNodeLease(t *testing.T) {
 	// Renewed: the TTL climbs back up after it has run down (a renewal
 	// seen, not a sleep hoped for).
 	pttl := func() int64 {
-		v, err := a.Do(ctx, "PTTL", key(a))
+		v, err := rawcmd.Do(ctx, a, "PTTL", key(a))
 		require.NoError(t, err)
 		return v.(int64)
 	}
@@ -53,7 +54,7 @@ func TestNodeLease(t *testing.T) {
 	m, err := a.Minter(ctx, q)
 	require.NoError(t, err)
 	before := m.Next()
-	_, err = a.Do(ctx, "SET", key(a), "someone-else")
+	_, err = rawcmd.Do(ctx, a, "SET", key(a), "someone-else")
 	require.NoError(t, err)
 	old := nodeOf(a)
 	require.Eventually(t, func() bool { return nodeOf(a) != old }, 30*time.Second, 20*time.Millisecond)
@@ -80,7 +81,7 @@ func TestNodeLeasePerQueue(t *testing.T) {
 	for n := range echomq.EngineNode {
 		args = append(args, "emq:{"+full+"}:node:"+itoa(n), "held")
 	}
-	_, err := hog.Do(ctx, args...)
+	_, err := rawcmd.Do(ctx, hog, args...)
 	require.NoError(t, err)
 	c := connect(t, echomq.Config{URL: srv.URL()}) // Connect leases nothing
 	_, err = c.Stream(full, "ev").Append(ctx, echomq.F("k", "v"))
@@ -122,11 +123,11 @@ func TestInteropFence(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	c := connect(t, echomq.Config{URL: srv.URL(), Interop: true})
-	v, err := c.Do(ctx, "GET", "{emq}:version")
+	v, err := rawcmd.Do(ctx, c, "GET", "{emq}:version")
 	require.NoError(t, err)
 	require.Equal(t, echomq.InteropVersion, v)
 	connect(t, echomq.Config{URL: srv.URL(), Interop: true}) // the same version is fine
-	_, err = c.Do(ctx, "SET", "{emq}:version", "echomq:2.4.2")
+	_, err = rawcmd.Do(ctx, c, "SET", "{emq}:version", "echomq:2.4.2")
 	require.NoError(t, err)
 	_, err = echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Interop: true})
 	var ve *echomq.VersionError

@@ -18,7 +18,7 @@ func (c *Client) checkFields(f Fields) error {
 	}
 	limit := c.cfg.MaxBulkBytes
 	if limit <= 0 {
-		limit = DefaultMaxBulkBytes
+		limit = defaultMaxBulkBytes
 	}
 	for i, s := range f {
 		if int64(len(s)) <= limit {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/tables"
 )
 
 // TestConnectBadConfig: every Config field out of range is refused by
@@ -113,11 +114,11 @@ func TestTxPutTooLarge(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), MaxBulkBytes: 16})
 	q := echomqtest.Queue(t)
-	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	err := tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		return tx.Put("t", "k", []byte(strings.Repeat("x", 17)))
 	}, nil)
 	require.ErrorIs(t, err, echomq.ErrTooLarge)
-	_, ok, err := c.Table(q, "t").Get(ctx, "k")
+	_, ok, err := tables.New(c, q, "t").Get(ctx, "k")
 	require.NoError(t, err)
 	require.False(t, ok, "nothing written")
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // The receipt tests run writers in child processes (this test binary,
@@ -366,7 +367,7 @@ func TestOriginalWriterInterop(t *testing.T) {
 	q := echomqtest.Queue(t)
 	const origNode = 700
 	admin := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(1)})
-	_, err := admin.Do(ctx, "SET", fmt.Sprintf("emq:{%s}:node:%d", q, origNode), "elixir") // docs/keyspace.md, interop
+	_, err := rawcmd.Do(ctx, admin, "SET", fmt.Sprintf("emq:{%s}:node:%d", q, origNode), "elixir") // docs/keyspace.md, interop
 	require.NoError(t, err)
 	orig, err := echomq.NewMinter(origNode, func() time.Time { return time.Now().Add(4 * time.Millisecond) })
 	require.NoError(t, err)
@@ -388,7 +389,7 @@ func TestOriginalWriterInterop(t *testing.T) {
 				name = "mixed"
 			}
 			id := orig.NextID(echomq.BrandEvent)
-			_, err := admin.Do(ctx, "XADD", admin.Stream(q, name).Key(), id.EntryID().String(), "id", id.String(), "writer", "orig")
+			_, err := rawcmd.Do(ctx, admin, "XADD", admin.Stream(q, name).Key(), id.EntryID().String(), "id", id.String(), "writer", "orig")
 			switch {
 			case err == nil:
 				origOK++

@@ -39,9 +39,13 @@ type ReplayResult struct {
 // both of Handle and Into, or a negative page size; an [*RangeError] for an
 // inverted range; the target stream's [*NameError]. Then the source's read
 // errors, the handler's error, or the target's append errors, returned
-// with the result so far.
-func Replay(ctx context.Context, src EventSource, r Range, opts ReplayOpts) (ReplayResult, error) {
+// with the result so far. Nil opts name neither Handle nor Into, which is
+// refused like an empty ReplayOpts.
+func Replay(ctx context.Context, src EventSource, r Range, opts *ReplayOpts) (ReplayResult, error) {
 	var res ReplayResult
+	if opts == nil {
+		opts = &ReplayOpts{}
+	}
 	if err := opts.check(src, r); err != nil {
 		return res, opError("replay", "", err)
 	}
@@ -56,7 +60,7 @@ func Replay(ctx context.Context, src EventSource, r Range, opts ReplayOpts) (Rep
 		if opts.Handle != nil {
 			err = opts.Handle(ctx, ev)
 		} else {
-			_, err = opts.Into.AppendWith(ctx, ev.Fields, AppendOpts{Key: replayKey(srcKey, ev)})
+			_, err = opts.Into.AppendWith(ctx, ev.Fields, &AppendOpts{Key: replayKey(srcKey, ev)})
 		}
 		if err != nil {
 			return res, opError("replay", srcKey, fmt.Errorf("event %s: %w", ev.Entry, err))

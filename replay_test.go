@@ -26,7 +26,7 @@ func TestReplayWindowIntoStream(t *testing.T) {
 	}
 	r := echomq.Span(echomq.At(ids[2]), echomq.At(ids[6]))
 	var seen []string
-	res, err := echomq.Replay(ctx, src, r, echomq.ReplayOpts{Handle: func(_ context.Context, ev echomq.Event) error {
+	res, err := echomq.Replay(ctx, src, r, &echomq.ReplayOpts{Handle: func(_ context.Context, ev echomq.Event) error {
 		seen = append(seen, ev.Fields.Value("n"))
 		return nil
 	}})
@@ -37,7 +37,7 @@ func TestReplayWindowIntoStream(t *testing.T) {
 	require.Equal(t, ids[6].EntryID(), res.Last)
 
 	for range 2 {
-		res, err = echomq.Replay(ctx, src, r, echomq.ReplayOpts{Into: dst, PageSize: 2})
+		res, err = echomq.Replay(ctx, src, r, &echomq.ReplayOpts{Into: dst, PageSize: 2})
 		require.NoError(t, err)
 		require.Equal(t, int64(5), res.Events)
 	}
@@ -49,7 +49,7 @@ func TestReplayWindowIntoStream(t *testing.T) {
 	}
 
 	stop := errors.New("stop")
-	res, err = echomq.Replay(ctx, src, echomq.All, echomq.ReplayOpts{Handle: func(_ context.Context, ev echomq.Event) error {
+	res, err = echomq.Replay(ctx, src, echomq.All, &echomq.ReplayOpts{Handle: func(_ context.Context, ev echomq.Event) error {
 		if ev.ID == ids[3] {
 			return stop
 		}
@@ -69,16 +69,16 @@ func TestReplayBadInput(t *testing.T) {
 		name string
 		src  echomq.EventSource
 		r    echomq.Range
-		opts echomq.ReplayOpts
+		opts *echomq.ReplayOpts
 		want error
 	}{
-		{"nil source", nil, echomq.All, echomq.ReplayOpts{Handle: h}, echomq.ErrInvalidArgument},
-		{"no target", src, echomq.All, echomq.ReplayOpts{}, echomq.ErrInvalidArgument},
-		{"two targets", src, echomq.All, echomq.ReplayOpts{Handle: h, Into: c.Stream(q, "dst")}, echomq.ErrInvalidArgument},
-		{"negative page", src, echomq.All, echomq.ReplayOpts{Handle: h, PageSize: -1}, echomq.ErrInvalidArgument},
-		{"bad target name", src, echomq.All, echomq.ReplayOpts{Into: c.Stream(q, "a b")}, echomq.ErrInvalidName},
-		{"bad source name", c.Stream(q, "a:b"), echomq.All, echomq.ReplayOpts{Handle: h}, echomq.ErrInvalidName},
-		{"inverted range", src, echomq.Span(echomq.Inclusive(echomq.EntryID{Ms: 9}), echomq.Inclusive(echomq.EntryID{Ms: 1})), echomq.ReplayOpts{Handle: h}, echomq.ErrInvalidRange},
+		{"nil source", nil, echomq.All, &echomq.ReplayOpts{Handle: h}, echomq.ErrInvalidArgument},
+		{"no target", src, echomq.All, &echomq.ReplayOpts{}, echomq.ErrInvalidArgument},
+		{"two targets", src, echomq.All, &echomq.ReplayOpts{Handle: h, Into: c.Stream(q, "dst")}, echomq.ErrInvalidArgument},
+		{"negative page", src, echomq.All, &echomq.ReplayOpts{Handle: h, PageSize: -1}, echomq.ErrInvalidArgument},
+		{"bad target name", src, echomq.All, &echomq.ReplayOpts{Into: c.Stream(q, "a b")}, echomq.ErrInvalidName},
+		{"bad source name", c.Stream(q, "a:b"), echomq.All, &echomq.ReplayOpts{Handle: h}, echomq.ErrInvalidName},
+		{"inverted range", src, echomq.Span(echomq.Inclusive(echomq.EntryID{Ms: 9}), echomq.Inclusive(echomq.EntryID{Ms: 1})), &echomq.ReplayOpts{Handle: h}, echomq.ErrInvalidRange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -106,7 +106,7 @@ func contendedWant(top EntryID, cells engineCells, nowMs int64, n int) []string 
 func engineCell(t testing.TB, c *Client, q string) engineCells {
 	t.Helper()
 	get := func(field string) uint64 {
-		v, err := c.Do(context.Background(), "HGET", keyspace.EngineCellKey(q), field)
+		v, err := c.do(context.Background(), "HGET", keyspace.EngineCellKey(q), field)
 		require.NoError(t, err)
 		if v == nil {
 			return 0
@@ -275,7 +275,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		}
 		xlen := func(key string) int64 {
 			t.Helper()
-			n, err := c.Do(bg, "XLEN", key)
+			n, err := c.do(bg, "XLEN", key)
 			require.NoError(t, err)
 			return n.(int64)
 		}
@@ -290,7 +290,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		id, err := s.Append(bg, F("k", "v"))
 		require.NoError(t, err)
 		require.Equal(t, int64(1), xlen(s.key))
-		_, err = c.Do(bg, "XDEL", s.key, id.EntryID().String())
+		_, err = c.do(bg, "XDEL", s.key, id.EntryID().String())
 		require.NoError(t, err)
 		rep = lean(s.key)
 		require.Equal(t, wire.BackEmpty, rep.Why)
@@ -323,7 +323,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		high := EntryID{Ms: uint64(at + 2), Seq: EngineNode<<seqBits | 4000}
 		putTop(t, c, s.key, low)
 		putTop(t, c, s.key, high)
-		_, err = c.Do(bg, "XDEL", s.key, high.String())
+		_, err = c.do(bg, "XDEL", s.key, high.String())
 		require.NoError(t, err)
 		if server { // the embedded engine's XADD compares with the last entry
 			rep = lean(s.key)
@@ -345,7 +345,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		for i, fields := range [][]string{{"k", "v"}, {"id", "garbage"}, {"id", "EVT0000000000z"}} {
 			s = hot(c.Stream(q, "bad"+strconv.Itoa(i)))
 			top := EntryID{Ms: uint64(engineMs(t, c)), Seq: 700 << seqBits}
-			_, err = c.Do(bg, append([]string{"XADD", s.key, top.String()}, fields...)...)
+			_, err = c.do(bg, append([]string{"XADD", s.key, top.String()}, fields...)...)
 			require.NoError(t, err)
 			cell := engineCell(t, c, q)
 			rep = lean(s.key)
@@ -378,7 +378,7 @@ func TestContendedScriptEdges(t *testing.T) {
 
 		// Another type under the key: the engine's error, nothing else.
 		s = hot(c.Stream(q, "wrongtype"))
-		_, err = c.Do(bg, "SET", s.key, "x")
+		_, err = c.do(bg, "SET", s.key, "x")
 		require.NoError(t, err)
 		_, err = c.conn.StreamAppendContended(bg, s.key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 		require.ErrorIs(t, err, ErrWrongType)
@@ -389,7 +389,7 @@ func TestContendedScriptEdges(t *testing.T) {
 
 func keyExists(t *testing.T, c *Client, key string) bool {
 	t.Helper()
-	n, err := c.Do(context.Background(), "EXISTS", key)
+	n, err := c.do(context.Background(), "EXISTS", key)
 	require.NoError(t, err)
 	return n.(int64) == 1
 }
@@ -412,7 +412,7 @@ func receiptCheck(t testing.TB, c *Client, lua string, snows []Snowflake) {
 	for _, s := range snows {
 		args = append(args, strconv.FormatInt(s.Millis(), 10), strconv.FormatInt(s.Tail(), 10))
 	}
-	got, err := c.Do(context.Background(), args...)
+	got, err := c.do(context.Background(), args...)
 	require.NoError(t, err)
 	out := got.([]any)
 	require.Len(t, out, len(snows))
@@ -486,4 +486,13 @@ func FuzzContendedScript(f *testing.F) {
 		}
 		receiptCheck(t, c, lua, []Snowflake{Snowflake(v)})
 	})
+}
+
+// do is rawcmd.Do for the tests inside the package (which cannot import
+// rawcmd: it imports this package).
+func (c *Client) do(ctx context.Context, args ...string) (any, error) {
+	if len(args) >= 2 {
+		return c.conn.RawKeyed(ctx, args[0], args[1], args[2:]...)
+	}
+	return c.conn.Raw(ctx, args...)
 }

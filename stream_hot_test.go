@@ -9,6 +9,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestOwnRacesStayPlain: one client appending from 64 goroutines races only
@@ -94,7 +95,7 @@ func TestForeignTopCountsContended(t *testing.T) {
 	snow, err := echomq.NewSnowflake(now.Add(200*time.Millisecond).UnixMilli()-echomq.Epoch, 1000, 0)
 	require.NoError(t, err)
 	top := echomq.MustID(echomq.BrandEvent, snow)
-	_, err = c.Do(ctx, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
+	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
 	require.NoError(t, err)
 	id, err := s.Append(ctx, echomq.F("k", "v"))
 	require.NoError(t, err)
@@ -123,7 +124,7 @@ func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 	// the ids above it are (top's ms, 1023<<12 | 2048, 2049, ...) while the
 	// clock is behind (a fresh queue: its ahead cell starts empty).
 	top := at(t, now.Add(400*time.Millisecond), echomq.MaxNode, 0)
-	_, err = c.Do(ctx, "XADD", s.Key(), top.EntryID().String(), "id", top.String(), "n", "top")
+	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String(), "n", "top")
 	require.NoError(t, err)
 	want := []echomq.ID{top}
 	var payloads []string
@@ -145,7 +146,7 @@ func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 		require.Equal(t, echomq.EngineNode, id.Snowflake().Node(), "record %d: %v", i, id)
 		require.Equal(t, 2048+i, id.Snowflake().Seq(), "record %d: %v", i, id)
 	}
-	raw, err := c.Do(ctx, "XRANGE", s.Key(), "-", "+")
+	raw, err := rawcmd.Do(ctx, c, "XRANGE", s.Key(), "-", "+")
 	require.NoError(t, err)
 	entries := raw.([]any)
 	require.Len(t, entries, len(want))

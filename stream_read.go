@@ -77,18 +77,6 @@ func (s *Stream) read(ctx context.Context, r Range, count int64, rev bool) ([]Ev
 	return decodeEvents(entries)
 }
 
-// ReadWindow returns the events minted in the closed window [t0, t1] (every
-// millisecond from t0's to t1's, both included), oldest first. [t, t] is
-// valid; t1 before t0 returns a [*RangeError] before any I/O.
-func (s *Stream) ReadWindow(ctx context.Context, t0, t1 time.Time, opts *ReadOpts) ([]Event, error) {
-	return s.Read(ctx, Window(t0, t1), opts)
-}
-
-// ReadSince returns the events minted at or after t0, oldest first.
-func (s *Stream) ReadSince(ctx context.Context, t0 time.Time, opts *ReadOpts) ([]Event, error) {
-	return s.Read(ctx, Since(t0), opts)
-}
-
 // ReadLatest returns the newest n events, newest first.
 func (s *Stream) ReadLatest(ctx context.Context, n int) ([]Event, error) {
 	if n <= 0 {

@@ -19,12 +19,12 @@ import (
 // # Discovery
 //
 // A prefix set finds its streams with SCAN MATCH "emq:{q}:stream:<prefix>*"
-// on the node that serves the queue's slot, in steps of [DiscoverCount] keys,
+// on the node that serves the queue's slot, in steps of 1000 keys,
 // keeping the keys whose remainder is a stream name (so "…:dead",
 // "…:archived" and idempotency keys, which hold a colon, are never taken for
 // streams). The keyspace holds no registry of streams, so each discovery
 // walks every key of that node: O(keys on the node) per walk, spread over
-// round trips of DiscoverCount keys. Followers and consumers repeat it every
+// round trips of discoverCount keys. Followers and consumers repeat it every
 // Discover interval (1s by default); a set of named streams never scans.
 type StreamSet struct {
 	c      *Client
@@ -35,8 +35,8 @@ type StreamSet struct {
 	err    error
 }
 
-// DiscoverCount is the COUNT of one SCAN step of stream discovery.
-const DiscoverCount = 1000
+// discoverCount is the COUNT of one SCAN step of stream discovery.
+const discoverCount = 1000
 
 // Streams returns the set of the named streams of queue. Errors (reported
 // by [StreamSet.Err] and every verb, before any I/O): a [*NameError] for a
@@ -113,7 +113,7 @@ func (s *StreamSet) discover(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}
 	cursor := "0"
 	for {
-		next, keys, err := s.c.conn.ScanStep(ctx, base, cursor, pattern, DiscoverCount)
+		next, keys, err := s.c.conn.ScanStep(ctx, base, cursor, pattern, discoverCount)
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package echomq
 
 import (
-	"context"
 	"strconv"
 	"time"
 )
@@ -34,7 +33,7 @@ func (t TrimSpec) Exact() TrimSpec { t.exact = true; return t }
 // Force lets the trim run on a stream under archive control (one with an
 // archive watermark, or an archiver's lease), which [Stream.Trim] refuses
 // otherwise: the entries it removes above the watermark were never
-// archived and are destroyed; [Stream.TrimReport] counts them.
+// archived and are destroyed; [TrimResult.Unarchived] counts them.
 func (t TrimSpec) Force() TrimSpec { t.force = true; return t }
 
 // IsForced reports whether the trim is forced.
@@ -53,17 +52,4 @@ func (t TrimSpec) String() string {
 		return "MAXLEN " + op + " " + strconv.FormatInt(t.maxLen, 10)
 	}
 	return "MINID " + op + " " + t.minID.String()
-}
-
-// Trim removes entries from the old end of the stream and returns how many
-// it removed. A stream under archive control (an archive watermark in
-// "…:archived", or an archiver's lease) is trimmed by its archiver only:
-// Trim refuses it with an [*ArchivedError] (nothing removed) unless the
-// spec is [TrimSpec.Force]d; the check and the trim are one atomic step.
-// A negative length returns an [*ArgumentError] before any I/O. Trimming a
-// missing stream removes nothing. [Stream.TrimReport] also says how many
-// removed entries were never archived.
-func (s *Stream) Trim(ctx context.Context, t TrimSpec) (int64, error) {
-	r, err := s.TrimReport(ctx, t)
-	return r.Removed, err
 }

@@ -32,7 +32,7 @@ func (e *ArchivedError) Error() string {
 // Is makes errors.Is(err, ErrArchived) true.
 func (e *ArchivedError) Is(target error) bool { return target == ErrArchived }
 
-// TrimResult is what [Stream.TrimReport] removed.
+// TrimResult is what [Stream.Trim] removed.
 type TrimResult struct {
 	// Removed is how many entries the trim removed.
 	Removed int64
@@ -45,12 +45,18 @@ type TrimResult struct {
 	Watermark ID
 }
 
-// TrimReport is [Stream.Trim] reporting what it destroyed. Errors: an
+// Trim removes entries from the old end of the stream and reports what it
+// removed, and how many removed entries were never archived. A stream
+// under archive control (an archive watermark in "…:archived", or an
+// archiver's lease) is trimmed by its archiver only: Trim refuses it with
+// an [*ArchivedError] (nothing removed) unless the spec is
+// [TrimSpec.Force]d; the check and the trim are one atomic step. Trimming
+// a missing stream removes nothing. Errors: an
 // [*ArgumentError] for a negative length (before any I/O); an
 // [*ArchivedError] for a stream under archive control without
 // [TrimSpec.Force]; an [*IDError] when the watermark cache holds no EVT id
 // (a forced trim cannot count against it); the engine's errors.
-func (s *Stream) TrimReport(ctx context.Context, t TrimSpec) (TrimResult, error) {
+func (s *Stream) Trim(ctx context.Context, t TrimSpec) (TrimResult, error) {
 	if len(s.c.hooks.trim) > 0 {
 		return s.trimObserved(ctx, t)
 	}

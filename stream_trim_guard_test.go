@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestTrimGuard is the scenario of a stream under archive control: the
@@ -26,7 +28,7 @@ func TestTrimGuard(t *testing.T) {
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
-	require.NoError(t, s.PutArchived(ctx, ids[14]))
+	require.NoError(t, archive.SetWatermark(ctx, s, ids[14]))
 	for i := range 10 {
 		id, err := s.Append(ctx, echomq.F("n", itoa(20+i)))
 		require.NoError(t, err)
@@ -50,11 +52,11 @@ func TestTrimGuard(t *testing.T) {
 
 	// Forced to entry 18: 17 removed, of which entries 16 and 17 were
 	// never archived.
-	r, err := s.TrimReport(ctx, echomq.MinEntry(ids[17].EntryID()).Exact().Force())
+	r, err := s.Trim(ctx, echomq.MinEntry(ids[17].EntryID()).Exact().Force())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 17, Unarchived: 2, Watermark: ids[14]}, r)
 	// Forced to nothing: the other 13, all unarchived.
-	r, err = s.TrimReport(ctx, echomq.MaxLen(0).Exact().Force())
+	r, err = s.Trim(ctx, echomq.MaxLen(0).Exact().Force())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 13, Unarchived: 13, Watermark: ids[14]}, r)
 	require.EqualValues(t, 0, length())
@@ -65,7 +67,7 @@ func TestTrimGuard(t *testing.T) {
 		_, err := plain.Append(ctx, echomq.F("n", itoa(i)))
 		require.NoError(t, err)
 	}
-	r, err = plain.TrimReport(ctx, echomq.MaxLen(2).Exact())
+	r, err = plain.Trim(ctx, echomq.MaxLen(2).Exact())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 3}, r)
 }
@@ -83,13 +85,13 @@ func TestTrimGuardLease(t *testing.T) {
 		_, err := s.Append(ctx, echomq.F("n", itoa(i)))
 		require.NoError(t, err)
 	}
-	_, err := c.Do(ctx, "SET", s.Key()+":archiver", "token", "PX", "60000")
+	_, err := rawcmd.Do(ctx, c, "SET", s.Key()+":archiver", "token", "PX", "60000")
 	require.NoError(t, err)
 	_, err = s.Trim(ctx, echomq.MaxLen(1).Exact())
 	var ae *echomq.ArchivedError
 	require.ErrorAs(t, err, &ae)
 	require.True(t, ae.Leased)
-	r, err := s.TrimReport(ctx, echomq.MaxLen(1).Exact().Force())
+	r, err := s.Trim(ctx, echomq.MaxLen(1).Exact().Force())
 	require.NoError(t, err)
 	require.Equal(t, echomq.TrimResult{Removed: 3, Unarchived: 3}, r)
 }

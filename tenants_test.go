@@ -16,6 +16,7 @@ import (
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -60,7 +61,7 @@ func TestTenantsConfinedByACL(t *testing.T) {
 	qa, qb := echomqtest.Queue(t)+"-a", echomqtest.Queue(t)+"-b"
 	for _, tn := range []struct{ user, queue string }{{"tenant-a", qa}, {"tenant-b", qb}} {
 		args := tenantACL(tn.user, "secret-"+tn.user, tn.queue)
-		_, err := admin.Do(ctx, args...)
+		_, err := rawcmd.Do(ctx, admin, args...)
 		require.NoError(t, err)
 	}
 	tenant := func(user string) *echomq.Client {
@@ -74,7 +75,7 @@ func TestTenantsConfinedByACL(t *testing.T) {
 	for n := range echomq.EngineNode {
 		hog = append(hog, fmt.Sprintf("emq:{%s}:node:%d", qa, n), "hog")
 	}
-	_, err := a.Do(ctx, hog...)
+	_, err := rawcmd.Do(ctx, a, hog...)
 	require.NoError(t, err)
 	_ = tenant("tenant-a")
 	_, err = a.Stream(qa, "events").Append(ctx, echomq.F("k", "v"))
@@ -83,7 +84,7 @@ func TestTenantsConfinedByACL(t *testing.T) {
 	for i := 1; i < len(hog); i += 2 {
 		del = append(del, hog[i])
 	}
-	_, err = a.Do(ctx, del...)
+	_, err = rawcmd.Do(ctx, a, del...)
 	require.NoError(t, err)
 
 	for _, tn := range []struct {
@@ -107,9 +108,9 @@ func TestTenantsConfinedByACL(t *testing.T) {
 		require.ErrorIs(t, err, echomq.ErrPermission, "trim another tenant's stream")
 		_, err = tc.c.MintID(ctx, tc.other, echomq.BrandEvent)
 		require.ErrorIs(t, err, echomq.ErrPermission, "lease a node id in another tenant's queue")
-		_, err = tc.c.Do(ctx, "SET", fmt.Sprintf("emq:{%s}:node:5", tc.other), "x")
+		_, err = rawcmd.Do(ctx, tc.c, "SET", fmt.Sprintf("emq:{%s}:node:5", tc.other), "x")
 		require.ErrorIs(t, err, echomq.ErrPermission)
-		_, err = tc.c.Do(ctx, "SET", "{emq}:version", "x")
+		_, err = rawcmd.Do(ctx, tc.c, "SET", "{emq}:version", "x")
 		require.ErrorIs(t, err, echomq.ErrPermission, "the cross-queue keys are no tenant's")
 		lq, err := lanes.New(tc.c, tc.other, nil)
 		require.NoError(t, err)

@@ -21,7 +21,7 @@ type TypedOpts struct {
 	// Version is the schema version the view writes (in [VersionField])
 	// and decodes to. Defaults to 0: unversioned, unless Upcasters are
 	// given, then len(Upcasters)+1. An unversioned view writes no version
-	// field and takes every payload as it is.
+	// field and takes every payload as it is. At most 2^20.
 	Version int
 	// Upcasters bring old payloads up to Version: Upcasters[0] turns v1
 	// into v2, Upcasters[1] v2 into v3, and so on (Version-1 of them). An
@@ -59,7 +59,7 @@ type Typed[T any] struct {
 // NewTyped returns the typed view of s with codec (nil means
 // [JSONFields]) and opts. Errors, reported by [Typed.Err] and by every
 // verb: the stream handle's [*NameError]; an [*ArgumentError] for a
-// version outside [0, MaxVersion], a chain of the wrong length or a nil
+// version outside [0, 2^20], a chain of the wrong length or a nil
 // upcaster.
 func NewTyped[T any](s *Stream, codec Codec[T], opts *TypedOpts) *Typed[T] {
 	if codec == nil {
@@ -151,11 +151,12 @@ func (t *Typed[T]) Decode(ev Event) (TypedEvent[T], error) {
 // Append encodes v and appends it; see [Stream.Append] for the errors,
 // plus those of [Typed.Encode] (before any I/O).
 func (t *Typed[T]) Append(ctx context.Context, v T) (ID, error) {
-	return t.AppendWith(ctx, v, AppendOpts{})
+	return t.AppendWith(ctx, v, nil)
 }
 
-// AppendWith encodes v and appends it with opts; see [Stream.AppendWith].
-func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts AppendOpts) (ID, error) {
+// AppendWith encodes v and appends it with opts (nil: none); see
+// [Stream.AppendWith].
+func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts *AppendOpts) (ID, error) {
 	if t.err != nil {
 		return ID{}, opError("append", t.Key(), t.err)
 	}

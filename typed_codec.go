@@ -42,8 +42,8 @@ const (
 	LayoutPayload
 )
 
-// DefaultPayloadField is the field a [LayoutPayload] codec writes.
-const DefaultPayloadField = "payload"
+// defaultPayloadField is the field a [LayoutPayload] codec writes.
+const defaultPayloadField = "payload"
 
 // JSONCodec is the [Codec] of encoding/json, in one of two layouts. The zero
 // value is the fields layout. Make one with [JSONFields] or [JSONPayload].
@@ -71,14 +71,14 @@ func JSONFields[T any]() *JSONCodec[T] {
 // field named field ("" means "payload").
 func JSONPayload[T any](field string) *JSONCodec[T] {
 	if field == "" {
-		field = DefaultPayloadField
+		field = defaultPayloadField
 	}
 	return &JSONCodec[T]{Layout: LayoutPayload, Field: field}
 }
 
 func (c *JSONCodec[T]) field() string {
 	if c.Field == "" {
-		return DefaultPayloadField
+		return defaultPayloadField
 	}
 	return c.Field
 }

@@ -15,8 +15,8 @@ import (
 // [ErrReservedField]), and the domain names its own fields otherwise.
 const VersionField = "emq.v"
 
-// MaxVersion is the highest schema version a [Typed] view accepts.
-const MaxVersion = 1 << 20
+// maxVersion is the highest schema version a [Typed] view accepts.
+const maxVersion = 1 << 20
 
 // UpcastFunc turns the payload of one schema version into the next: it gets
 // the stored fields (without "id" and [VersionField]) and returns the fields
@@ -52,11 +52,8 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("echomq: decode %s entry %s (version %d) at %s: %v", e.Stream, e.Entry, e.Version, e.Stage, e.Err)
 }
 
-// Is makes errors.Is(err, ErrDecode) true.
-func (e *DecodeError) Is(target error) bool { return target == ErrDecode }
-
-// Unwrap returns the cause.
-func (e *DecodeError) Unwrap() error { return e.Err }
+// Unwrap returns [ErrDecode], so errors.Is matches it, and the cause.
+func (e *DecodeError) Unwrap() []error { return sentinelAnd(ErrDecode, e.Err) }
 
 // upcaster is the version discipline of one view: the version it writes and
 // the chain that brings older payloads up to it.
@@ -67,8 +64,8 @@ type upcaster struct {
 
 func newUpcaster(version int, chain []UpcastFunc) (upcaster, error) {
 	switch {
-	case version < 0 || version > MaxVersion:
-		return upcaster{}, &ArgumentError{Name: "version", Reason: fmt.Sprintf("%d is outside [0, %d]", version, MaxVersion)}
+	case version < 0 || version > maxVersion:
+		return upcaster{}, &ArgumentError{Name: "version", Reason: fmt.Sprintf("%d is outside [0, %d]", version, maxVersion)}
 	case version == 0 && len(chain) > 0:
 		version = len(chain) + 1
 	case version > 0 && len(chain) != version-1:
@@ -107,7 +104,7 @@ func (u upcaster) lift(f Fields) (out Fields, version int, stage string, err err
 	}
 	if at >= 0 {
 		n, err := strconv.Atoi(f[at+1])
-		if err != nil || n < 1 || n > MaxVersion {
+		if err != nil || n < 1 || n > maxVersion {
 			return nil, 0, "version", fmt.Errorf("%s=%q is not a version", VersionField, f[at+1])
 		}
 		version = n

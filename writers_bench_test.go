@@ -77,7 +77,7 @@ func BenchmarkAppendKey(b *testing.B) {
 	plain := e.emq.Stream(e.q, "plain")
 	var n atomic.Int64
 	keyed := func() error {
-		_, err := s.AppendWith(ctx, benchPayload, echomq.AppendOpts{Key: "k" + strconv.FormatInt(n.Add(1), 10)})
+		_, err := s.AppendWith(ctx, benchPayload, &echomq.AppendOpts{Key: "k" + strconv.FormatInt(n.Add(1), 10)})
 		return err
 	}
 	b.Run("ratio", func(b *testing.B) {

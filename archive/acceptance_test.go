@@ -39,7 +39,7 @@ func TestOneCycleMaxLen(t *testing.T) {
 			require.Equal(t, uint64(1), res.Generation)
 
 			require.Equal(t, all[5:], liveIDs(t, s), "live = the 3 newest")
-			w, ok, err := s.GetArchived(ctx)
+			w, ok, err := archive.Watermark(ctx, s)
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, all[4], w, "W cached")

@@ -13,6 +13,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // benchEntries is the stream length of the benchmarks: 100k, or
@@ -82,7 +83,7 @@ func BenchmarkArchive(b *testing.B) {
 			archiveBytes += seg.Bytes
 		}
 		b.StopTimer()
-		_, _ = c.Do(ctx, "DEL", s.Key(), s.Key()+":archived")
+		_, _ = rawcmd.Do(ctx, c, "DEL", s.Key(), s.Key()+":archived")
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/archiveNs.Seconds(), "entries/s")

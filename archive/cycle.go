@@ -115,7 +115,7 @@ func (a *Archiver) cycle(ctx context.Context, p Policy, res *CycleResult) error 
 			m = next
 			res.Segments, res.Generation, res.Watermark = segs, m.Generation, m.Watermark
 			a.step(StepEvent{Step: StepManifestCommitted, Queue: p.Queue, Stream: p.Stream, Watermark: m.Watermark})
-			if err := stream.PutArchived(ctx, m.Watermark); err != nil {
+			if err := SetWatermark(ctx, stream, m.Watermark); err != nil {
 				return err
 			}
 			a.step(StepEvent{Step: StepWatermarkCached, Queue: p.Queue, Stream: p.Stream, Watermark: m.Watermark})
@@ -251,7 +251,7 @@ func (a *Archiver) fold(ctx context.Context, stream *echomq.Stream, m *Manifest,
 // cache say what the manifest says.
 func (a *Archiver) reconcile(ctx context.Context, stream *echomq.Stream, m *Manifest) (CacheCheck, error) {
 	cc := CacheCheck{Manifest: m.Watermark}
-	cached, ok, err := stream.GetArchived(ctx)
+	cached, ok, err := Watermark(ctx, stream)
 	var idErr *echomq.IDError
 	switch {
 	case errors.As(err, &idErr):
@@ -267,7 +267,7 @@ func (a *Archiver) reconcile(ctx context.Context, stream *echomq.Stream, m *Mani
 	case !cc.HadCache:
 		cc.Restored = true
 		a.cfg.Logger.Info("archive: watermark cache restored from the manifest", "stream", m.Queue+"/"+m.Stream, "watermark", m.Watermark.String())
-		return cc, stream.PutArchived(ctx, m.Watermark)
+		return cc, SetWatermark(ctx, stream, m.Watermark)
 	case cc.Cached == m.Watermark:
 		return cc, nil
 	}
@@ -275,10 +275,10 @@ func (a *Archiver) reconcile(ctx context.Context, stream *echomq.Stream, m *Mani
 	a.cfg.Logger.Warn("archive: watermark cache disagrees with the manifest; the manifest wins",
 		"stream", m.Queue+"/"+m.Stream, "cache", idString(cc.Cached), "manifest", idString(m.Watermark))
 	if !m.HasWatermark() {
-		_, err := stream.ClearArchived(ctx)
+		_, err := ClearWatermark(ctx, stream)
 		return cc, err
 	}
-	return cc, stream.PutArchived(ctx, m.Watermark)
+	return cc, SetWatermark(ctx, stream, m.Watermark)
 }
 
 func idString(id echomq.ID) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -30,7 +31,7 @@ func TestWatermarkCache(t *testing.T) {
 	require.NoError(t, err)
 
 	// Lost: the key is deleted.
-	had, err := s.ClearArchived(ctx)
+	had, err := archive.ClearWatermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, had)
 	st, err := a.Status(ctx, q, "w")
@@ -43,13 +44,13 @@ func TestWatermarkCache(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Cache.Restored)
 	require.False(t, res.Cache.Mismatch)
-	w, ok, err := s.GetArchived(ctx)
+	w, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, all[5], w)
 
 	// Disagreeing: another value is cached (here: an older W).
-	require.NoError(t, s.PutArchived(ctx, all[1]))
+	require.NoError(t, archive.SetWatermark(ctx, s, all[1]))
 	st, err = a.Status(ctx, q, "w")
 	require.NoError(t, err)
 	require.True(t, st.CacheMismatch)
@@ -63,17 +64,17 @@ func TestWatermarkCache(t *testing.T) {
 	require.True(t, res.Cache.Mismatch)
 	require.Equal(t, all[1], res.Cache.Cached)
 	require.Equal(t, all[5], res.Cache.Manifest)
-	w, _, err = s.GetArchived(ctx)
+	w, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, all[5], w, "the manifest wins")
 
 	// A garbage cache value is a disagreement too.
-	_, err = c.Do(ctx, "SET", "emq:{"+q+"}:stream:w:archived", "garbage")
+	_, err = rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:w:archived", "garbage")
 	require.NoError(t, err)
 	res, err = a.Cycle(ctx, pol)
 	require.NoError(t, err)
 	require.True(t, res.Cache.Mismatch)
-	w, _, err = s.GetArchived(ctx)
+	w, _, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.Equal(t, all[5], w)
 
@@ -82,7 +83,7 @@ func TestWatermarkCache(t *testing.T) {
 	res, err = other.Cycle(ctx, archive.Policy{Queue: q, Stream: "w", Keep: keep(100)})
 	require.NoError(t, err)
 	require.True(t, res.Cache.Mismatch)
-	_, ok, err = s.GetArchived(ctx)
+	_, ok, err = archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
 }
@@ -117,7 +118,7 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			appendN(t, s, 12, 6)
 			all := liveAndArchived(t, a, q, "fragile")
 			before := liveIDs(t, s)
-			cacheBefore, _, err := s.GetArchived(ctx)
+			cacheBefore, _, err := archive.Watermark(ctx, s)
 			require.NoError(t, err)
 
 			fail()
@@ -125,7 +126,7 @@ func TestStoreFailureAbortsBeforeTrim(t *testing.T) {
 			require.Error(t, err)
 			require.Zero(t, res.Trimmed)
 			require.Equal(t, before, liveIDs(t, s), "nothing was trimmed")
-			cacheAfter, _, err := s.GetArchived(ctx)
+			cacheAfter, _, err := archive.Watermark(ctx, s)
 			require.NoError(t, err)
 			require.Equal(t, cacheBefore, cacheAfter, "W did not move")
 
@@ -170,7 +171,7 @@ func TestSeveralStreamsAndQueues(t *testing.T) {
 		ref := archive.StreamRef{Queue: p.Queue, Stream: p.Stream}
 		require.Contains(t, refs, ref)
 		require.Equal(t, want[ref], liveAndArchived(t, a, p.Queue, p.Stream), ref.String())
-		w, ok, err := c.Stream(p.Queue, p.Stream).GetArchived(ctx)
+		w, ok, err := archive.Watermark(ctx, c.Stream(p.Queue, p.Stream))
 		require.NoError(t, err)
 		require.True(t, ok)
 		require.Equal(t, want[ref][len(want[ref])-1-i], w, ref.String())
@@ -232,10 +233,10 @@ func TestLocked(t *testing.T) {
 				require.NoError(t, err)
 				release = func() { require.NoError(t, unlock()) }
 			} else {
-				_, err := c.Do(ctx, "SET", "emq:{"+q+"}:stream:contended:archiver", "someone-else", "PX", "60000")
+				_, err := rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:contended:archiver", "someone-else", "PX", "60000")
 				require.NoError(t, err)
 				release = func() {
-					_, err := c.Do(ctx, "DEL", "emq:{"+q+"}:stream:contended:archiver")
+					_, err := rawcmd.Do(ctx, c, "DEL", "emq:{"+q+"}:stream:contended:archiver")
 					require.NoError(t, err)
 				}
 			}
@@ -252,7 +253,7 @@ func TestLocked(t *testing.T) {
 			res, err := a.Cycle(ctx, pol)
 			require.NoError(t, err)
 			require.Equal(t, int64(5), res.Folded)
-			n, err := c.Do(ctx, "EXISTS", "emq:{"+q+"}:stream:contended:archiver")
+			n, err := rawcmd.Do(ctx, c, "EXISTS", "emq:{"+q+"}:stream:contended:archiver")
 			require.NoError(t, err)
 			require.Equal(t, int64(0), n, "the lease is given back")
 		})
@@ -282,7 +283,7 @@ func TestConflict(t *testing.T) {
 	require.ErrorIs(t, err, archive.ErrConflict)
 	require.Zero(t, res.Trimmed)
 	require.Len(t, liveIDs(t, s), 6)
-	_, ok, err := s.GetArchived(ctx)
+	_, ok, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	require.False(t, ok)
 	// The foreign manifest is garbage here: reads refuse it loudly.
@@ -303,7 +304,7 @@ func TestPausedLeaseHolderStops(t *testing.T) {
 	a := newArchiver(t, c, store, &archive.Config{OnStep: func(ev archive.StepEvent) {
 		if ev.Step == archive.StepSegmentWritten {
 			// The lease is taken over while this archiver is "paused".
-			_, err := c.Do(ctx, "SET", "emq:{"+q+"}:stream:paused:archiver", "usurper")
+			_, err := rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:paused:archiver", "usurper")
 			require.NoError(t, err)
 		}
 	}})
@@ -313,7 +314,7 @@ func TestPausedLeaseHolderStops(t *testing.T) {
 	m, err := archive.LoadManifest(ctx, store, q, "paused")
 	require.NoError(t, err)
 	require.Zero(t, m.Generation, "nothing committed")
-	v, err := c.Do(ctx, "GET", "emq:{"+q+"}:stream:paused:archiver")
+	v, err := rawcmd.Do(ctx, c, "GET", "emq:{"+q+"}:stream:paused:archiver")
 	require.NoError(t, err)
 	require.Equal(t, "usurper", v, "another holder's lease is left alone")
 }

@@ -140,3 +140,20 @@ func ExampleArchiver_Status() {
 	// W EVT0MnGfrMczLc 2026-05-01T12:00:06Z
 	// segments 1 entries 6 live 4
 }
+
+func ExampleSetWatermark() {
+	ctx := context.Background()
+	client := exampleClient()
+	defer client.Close()
+
+	s := client.Stream("cm", "guess-scored")
+	_, ok, _ := archive.Watermark(ctx, s)
+	fmt.Println("cached:", ok)
+	w, _ := s.Append(ctx, echomq.F("points", "100"))
+	_ = archive.SetWatermark(ctx, s, w)
+	got, ok, _ := archive.Watermark(ctx, s)
+	fmt.Println("cached:", ok, got == w)
+	// Output:
+	// cached: false
+	// cached: true true
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/projection"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -283,9 +284,9 @@ func TestFollowNewOnly(t *testing.T) {
 	a := newArchiver(t, c, newStore(t, "fs"), nil)
 	_, err := a.Cycle(ctx, archive.Policy{Queue: q, Stream: "new-only", Keep: keep(0)})
 	require.NoError(t, err)
-	_, err = c.Do(ctx, "DEL", s.Key())
+	_, err = rawcmd.Do(ctx, c, "DEL", s.Key())
 	require.NoError(t, err)
-	w, _, err := s.GetArchived(ctx)
+	w, _, err := archive.Watermark(ctx, s)
 	require.NoError(t, err)
 	next, stop := iterPull(a.Reader(q, "new-only").Follow(ctx, &echomq.FollowOpts{Block: 20 * time.Millisecond}))
 	defer stop()

@@ -10,6 +10,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestRestore re-appends an archived history into a new stream, and into
@@ -50,7 +51,7 @@ func TestRestore(t *testing.T) {
 	require.Zero(t, res.Restored)
 
 	// The engine lost the stream: restore the archived range into it.
-	_, err = c.Do(ctx, "DEL", src.Key())
+	_, err = rawcmd.Do(ctx, c, "DEL", src.Key())
 	require.NoError(t, err)
 	res, err = a.Restore(ctx, ref, src, &archive.RestoreOpts{Range: echomq.Span(echomq.Unbounded, echomq.At(want[19].ID))})
 	require.NoError(t, err)

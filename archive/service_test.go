@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -154,7 +155,7 @@ func TestBadInput(t *testing.T) {
 	objs, err := store.List(ctx, "")
 	require.NoError(t, err)
 	require.Empty(t, objs, "bad input wrote nothing to the store")
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	require.Empty(t, keys, "bad input wrote nothing to the engine")
 	p, err := archive.ParsePolicy(q + "/s ago 7d")

@@ -57,7 +57,7 @@ func (a *Archiver) Status(ctx context.Context, q, name string) (Status, error) {
 		st.First, st.Last = m.Segments[0].First, m.Segments[len(m.Segments)-1].Last
 	}
 	stream := a.client.Stream(q, name)
-	cached, ok, err := stream.GetArchived(ctx)
+	cached, ok, err := Watermark(ctx, stream)
 	var idErr *echomq.IDError
 	switch {
 	case errors.As(err, &idErr):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/tables"
 )
 
 // Every refused guess returns its error and charges nothing: the wallet,
@@ -84,13 +85,13 @@ type state struct {
 func snapshot(t testing.TB, e *Engine) state {
 	t.Helper()
 	st := state{Wallets: map[string]Wallet{}, Ledger: len(events(t, e, StreamLedger))}
-	for rec, err := range e.client.Table(e.queue, tableWallets).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tableWallets).All(ctx) {
 		require.NoError(t, err)
 		var w Wallet
 		require.NoError(t, unmarshal(rec.Value, &w))
 		st.Wallets[rec.Key] = w
 	}
-	keys, err := e.client.Table(e.queue, tableGuesses).Keys(ctx)
+	keys, err := tables.New(e.client, e.queue, tableGuesses).Keys(ctx)
 	require.NoError(t, err)
 	st.Guesses = len(keys)
 	st.Pending = queuedGuesses(t, e)

@@ -1,6 +1,6 @@
 // Package codemojex is the game engine of codemojex, a Mastermind game
 // played with emoji for prizes, built on EchoMQ's public API only: records
-// and optimistic transactions ([echomq.Client.Update]) for its state, one
+// and optimistic transactions ([tables.Update]) for its state, one
 // stream per domain event type, and a lanes job queue for the guesses. The
 // rules themselves (sets, secrets, scoring, the split of the prize) are the
 // pure package rules.

@@ -13,6 +13,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/tables"
 )
 
 var ctx = context.Background()
@@ -154,7 +155,7 @@ func scoreAll(t testing.TB, e *Engine) int {
 func queuedGuesses(t testing.TB, e *Engine) int {
 	t.Helper()
 	n := 0
-	for rec, err := range e.client.Table(e.queue, tableGuesses).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tableGuesses).All(ctx) {
 		require.NoError(t, err)
 		var g guessRecord
 		require.NoError(t, unmarshal(rec.Value, &g))
@@ -194,7 +195,7 @@ func requireLedgerBalances(t testing.TB, e *Engine) {
 		require.GreaterOrEqual(t, r.Balance, int64(0))
 		sums[r.Player] = w
 	}
-	for rec, err := range e.client.Table(e.queue, tableWallets).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tableWallets).All(ctx) {
 		require.NoError(t, err)
 		var w Wallet
 		require.NoError(t, unmarshal(rec.Value, &w))

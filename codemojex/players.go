@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/echomq/echomq/tables"
 )
 
 // Identity is who signs in, as a sign-in provider vouches for them: the
@@ -183,7 +185,7 @@ func (e *Engine) FindPlayers(ctx context.Context, query string, limit int) ([]Pl
 		limit = 20
 	}
 	var out []Player
-	for rec, err := range e.client.Table(e.queue, tablePlayers).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tablePlayers).All(ctx) {
 		if err != nil {
 			return nil, err
 		}

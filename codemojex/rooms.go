@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/tables"
 )
 
 // RoomSpec is what an operator gives to create a room.
@@ -142,7 +143,7 @@ func (e *Engine) Room(ctx context.Context, id string) (Room, error) {
 // Rooms returns every room, oldest first.
 func (e *Engine) Rooms(ctx context.Context) ([]Room, error) {
 	var out []Room
-	for rec, err := range e.client.Table(e.queue, tableRooms).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tableRooms).All(ctx) {
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/echomq/echomq/tables"
 )
 
 // PruneSessions deletes the player sessions that expired (issued more than
@@ -13,7 +15,7 @@ import (
 func (e *Engine) PruneSessions(ctx context.Context) (int, error) {
 	cutoff := e.nowMS() - e.cfg.SessionTTL.Milliseconds()
 	var dead []string
-	for rec, err := range e.client.Table(e.queue, tableSessions).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tableSessions).All(ctx) {
 		if err != nil {
 			return 0, err
 		}
@@ -49,7 +51,7 @@ func (e *Engine) RevokeOperatorSession(ctx context.Context, nonce string, exp ti
 	}
 	now := e.nowMS()
 	var stale []string
-	for rec, err := range e.client.Table(e.queue, tableRevoked).All(ctx) {
+	for rec, err := range tables.New(e.client, e.queue, tableRevoked).All(ctx) {
 		if err != nil {
 			return err
 		}

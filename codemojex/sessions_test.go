@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq/tables"
 )
 
 // TestPruneSessions: expired sessions are deleted from the engine; live
@@ -23,7 +25,7 @@ func TestPruneSessions(t *testing.T) {
 	n, err := e.PruneSessions(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	keys, err := e.client.Table(e.queue, tableSessions).Keys(ctx)
+	keys, err := tables.New(e.client, e.queue, tableSessions).Keys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 1, "only the live session is left in the engine")
 	_, err = e.Authenticate(ctx, old)

@@ -8,13 +8,14 @@ import (
 	"strconv"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/tables"
 )
 
 // txn is one attempt of an engine transaction: record reads that watch
 // what they read, buffered writes, and stream appends, committed together.
 type txn struct {
 	e    *Engine
-	tx   *echomq.Tx
+	tx   *tables.Tx
 	held []int // indices in Streams of the stream locks held, ascending
 }
 
@@ -35,17 +36,17 @@ func (t *txn) release() {
 }
 
 // update runs fn as one optimistic transaction on the engine's queue (see
-// [echomq.Client.Update]): fn must read everything first and append last,
+// [tables.Update]): fn must read everything first and append last,
 // and must set its results only from the attempt that commits (it runs
 // again after a conflict).
 func (e *Engine) update(ctx context.Context, fn func(ctx context.Context, t *txn) error) error {
 	t := &txn{e: e}
 	defer t.release()
-	return e.client.Update(ctx, e.queue, func(ctx context.Context, tx *echomq.Tx) error {
+	return tables.Update(ctx, e.client, e.queue, func(ctx context.Context, tx *tables.Tx) error {
 		t.release() // the previous attempt has ended
 		t.tx = tx
 		return fn(ctx, t)
-	}, &echomq.UpdateOpts{Attempts: e.cfg.Attempts})
+	}, &tables.UpdateOpts{Attempts: e.cfg.Attempts})
 }
 
 // getJSON reads and decodes the record at key of table, watching it.
@@ -64,7 +65,7 @@ func getJSON[T any](ctx context.Context, t *txn, table, key string) (T, bool, er
 // readJSON reads and decodes a record outside a transaction.
 func readJSON[T any](ctx context.Context, e *Engine, table, key string) (T, bool, error) {
 	var v T
-	b, ok, err := e.client.Table(e.queue, table).Get(ctx, key)
+	b, ok, err := tables.New(e.client, e.queue, table).Get(ctx, key)
 	if err != nil || !ok {
 		return v, false, err
 	}

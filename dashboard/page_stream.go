@@ -100,7 +100,7 @@ func (h *Handler) streamPage(w http.ResponseWriter, r *http.Request) {
 	d := streamData{Row: h.streamRow(r.Context(), v.name, s.Name()), From: q.Get("from"), To: q.Get("to"),
 		N: q.Get("n"), Archive: h.cfg.Archive != nil}
 	if d.Archive {
-		d.Watermark, d.HasWatermark, err = s.GetArchived(r.Context())
+		d.Watermark, d.HasWatermark, err = archive.Watermark(r.Context(), s)
 		if err != nil {
 			d.Err = err.Error()
 		}

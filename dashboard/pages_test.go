@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/dashboard"
 	"github.com/echomq/echomq/projection"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -150,9 +151,9 @@ func TestGroupsLagAfterDeletion(t *testing.T) {
 	s := b.stream("orders")
 	_, err := s.Group("scoring").Create(b.ctx, echomq.StartHead)
 	require.NoError(t, err)
-	_, err = b.client.Do(b.ctx, "XREADGROUP", "GROUP", "scoring", "c1", "COUNT", "2", "STREAMS", s.Key(), ">")
+	_, err = rawcmd.Do(b.ctx, b.client, "XREADGROUP", "GROUP", "scoring", "c1", "COUNT", "2", "STREAMS", s.Key(), ">")
 	require.NoError(t, err)
-	_, err = b.client.Do(b.ctx, "XDEL", s.Key(), ids[4].EntryID().String())
+	_, err = rawcmd.Do(b.ctx, b.client, "XDEL", s.Key(), ids[4].EntryID().String())
 	require.NoError(t, err)
 	gi, err := s.Group("scoring").Info(b.ctx)
 	require.NoError(t, err)

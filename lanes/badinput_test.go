@@ -11,13 +11,14 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // queueKeys lists the keys of queue q (KEYS on the queue's hash tag, which
 // routes to its slot).
 func queueKeys(t *testing.T, c *echomq.Client, q string) []any {
 	t.Helper()
-	v, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	v, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	keys, _ := v.([]any)
 	return keys
@@ -31,8 +32,8 @@ func TestBadInput(t *testing.T) {
 	name := echomqtest.Queue(t)
 	q, err := lanes.New(client, name, &lanes.Config{MaxPayload: 16})
 	require.NoError(t, err)
-	plr := echomq.MustID(echomq.BrandPlayer, 1)
-	job := echomq.MustID(echomq.BrandJob, 1)
+	plr := echomq.MustID("PLR", 1)
+	job := echomq.MustID(lanes.BrandJob, 1)
 
 	var (
 		nameErr *echomq.NameError

@@ -131,7 +131,7 @@ func (q *Queue) enqueueRun(ctx context.Context, as []wire.LaneAdmit) ([]wire.Lan
 
 // mint mints the JOB id of an admitted enqueue that named none.
 func (q *Queue) mint(ctx context.Context, a *wire.LaneAdmit) (echomq.ID, error) {
-	id, err := q.client.MintID(ctx, q.name, echomq.BrandJob)
+	id, err := q.client.MintID(ctx, q.name, BrandJob)
 	if err != nil {
 		return echomq.ID{}, err
 	}
@@ -165,8 +165,8 @@ func (q *Queue) admit(lane string, payload []byte, opts *EnqueueOpts) (wire.Lane
 	id := o.ID
 	switch {
 	case id.IsZero():
-	case !id.Is(echomq.BrandJob):
-		return wire.LaneAdmit{}, echomq.ID{}, &echomq.KindError{Want: echomq.BrandJob, Got: id.Brand()}
+	case !id.Is(BrandJob):
+		return wire.LaneAdmit{}, echomq.ID{}, &echomq.KindError{Want: BrandJob, Got: id.Brand()}
 	}
 	// A delay below a millisecond still means "later", not "now".
 	delay := o.Delay

@@ -11,6 +11,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestFullEngine: on an engine at its maxmemory (noeviction) a queue
@@ -30,9 +31,9 @@ func TestFullEngine(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, jobs, 6)
 	// Full: maxmemory below what a bare engine uses.
-	_, err = c.Do(ctx, "CONFIG", "SET", "maxmemory", "100kb")
+	_, err = rawcmd.Do(ctx, c, "CONFIG", "SET", "maxmemory", "100kb")
 	require.NoError(t, err)
-	t.Cleanup(func() { _, _ = c.Do(context.Background(), "CONFIG", "SET", "maxmemory", "64mb") })
+	t.Cleanup(func() { _, _ = rawcmd.Do(context.Background(), c, "CONFIG", "SET", "maxmemory", "64mb") })
 
 	_, err = q.Enqueue(ctx, "x", []byte("p"), nil)
 	require.ErrorIs(t, err, echomq.ErrEngineFull)

@@ -111,7 +111,7 @@ func TestInspection(t *testing.T) {
 	require.Equal(t, lanes.StateDelayed, delayed.State)
 	require.Equal(t, "3600000", delayed.History[0].Detail)
 
-	absent, err := q.Client().MintID(ctx, q.Name(), echomq.BrandJob)
+	absent, err := q.Client().MintID(ctx, q.Name(), lanes.BrandJob)
 	require.NoError(t, err)
 	_, err = q.Job(ctx, absent)
 	require.ErrorIs(t, err, lanes.ErrNotFound)

@@ -8,6 +8,10 @@ import (
 	"github.com/echomq/echomq"
 )
 
+// BrandJob is the brand of job ids: [Queue.Enqueue] mints them, and a job
+// id of another brand is refused with an [*echomq.KindError].
+const BrandJob = "JOB"
+
 // State is where a job is in its life; see the package doc for the
 // machine.
 type State string

@@ -23,6 +23,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // The multi-process tests re-run this test binary as worker processes
@@ -70,7 +71,7 @@ func runHelper(mode string) error {
 	failP, _ := strconv.ParseFloat(os.Getenv(helperFail), 64)
 	record := func(ctx context.Context, job *lanes.Job) error {
 		lane, i, _ := strings.Cut(string(job.Payload), ":")
-		_, err := client.Do(ctx, "RPUSH", recordKey(name, lane), i+"#"+strconv.Itoa(job.Attempt))
+		_, err := rawcmd.Do(ctx, client, "RPUSH", recordKey(name, lane), i+"#"+strconv.Itoa(job.Attempt))
 		return err
 	}
 	var out sync.Mutex

@@ -10,11 +10,12 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 func do(t *testing.T, c *echomq.Client, args ...string) any {
 	t.Helper()
-	v, err := c.Do(ctx, args...)
+	v, err := rawcmd.Do(ctx, c, args...)
 	require.NoError(t, err)
 	return v
 }

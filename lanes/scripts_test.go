@@ -8,6 +8,7 @@ import (
 
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/internal/wire"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestScriptsLoad: every lanes script compiles on the engine, and every
@@ -19,7 +20,7 @@ func TestScriptsLoad(t *testing.T) {
 	require.Len(t, srcs, 10)
 	for name, src := range srcs {
 		require.True(t, strings.HasPrefix(src, "-- Prelude of every lanes script"), name)
-		sha, err := client.Do(ctx, "SCRIPT", "LOAD", src)
+		sha, err := rawcmd.Do(ctx, client, "SCRIPT", "LOAD", src)
 		require.NoError(t, err, name)
 		require.Len(t, sha, 40, name)
 	}

@@ -175,10 +175,10 @@ type Worker struct {
 	grace   context.Context // the ctx of the first Stop: the handlers' grace
 
 	stats  workerCounters
-	watch  *outage.Watch    // logs each outage of the engine once
-	halt   context.Context  // ends when Stop begins: settle retries give up
-	failed outcome          // the permanent error the worker stopped on
-	hooks  []echomq.JobHook // the client's, see worker_hooks.go
+	watch  *outage.Watch   // logs each outage of the engine once
+	halt   context.Context // ends when Stop begins: settle retries give up
+	failed outcome         // the permanent error the worker stopped on
+	hooks  []JobHook       // the client's, see worker_hooks.go
 
 	beatsOff atomic.Bool // tests hold the heartbeat to let a lease lapse
 }
@@ -215,7 +215,7 @@ func NewWorker(q *Queue, h Handler, cfg *WorkerConfig) (*Worker, error) {
 		freed:   make(chan struct{}, 1),
 		poke:    make(chan struct{}, 1),
 		due:     make(chan time.Duration, 64),
-		hooks:   echomq.HooksOf[echomq.JobHook](q.client),
+		hooks:   echomq.HooksOf[JobHook](q.client),
 	}, nil
 }
 

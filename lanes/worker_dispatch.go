@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/outage"
 )
 
@@ -161,7 +160,7 @@ func (w *Worker) finish(r *run, err, cause error) {
 		// The heartbeat learned that the job is back in its lane: a settle
 		// would be refused, and the next claim runs it again.
 		w.stats.lost.Add(1)
-		w.settledJob(r, echomq.JobLost, err)
+		w.settledJob(r, JobLost, err)
 		return
 	}
 	job := r.job
@@ -170,15 +169,15 @@ func (w *Worker) finish(r *run, err, cause error) {
 	case err == nil:
 		err = w.settle("complete", func(ctx context.Context) error { return w.q.Complete(ctx, job) })
 		w.count(err, &w.stats.completed)
-		w.settledJob(r, echomq.JobCompleted, err)
+		w.settledJob(r, JobCompleted, err)
 	case errors.Is(cause, errShutdown):
 		err = w.settle("release", func(ctx context.Context) error { return w.q.Release(ctx, job) })
 		w.count(err, &w.stats.released)
-		w.settledJob(r, echomq.JobReleased, err)
+		w.settledJob(r, JobReleased, err)
 	case errors.As(err, &cancelled):
 		kerr := w.settle("kill", func(ctx context.Context) error { return w.q.Kill(ctx, job, cancelled.Err) })
 		w.count(kerr, &w.stats.dead)
-		w.settledJob(r, echomq.JobDead, errors.Join(err, kerr))
+		w.settledJob(r, JobDead, errors.Join(err, kerr))
 	default:
 		delay := w.cfg.Backoff(job.Attempt)
 		if retry, ok := errors.AsType[*RetryError](err); ok {
@@ -194,14 +193,14 @@ func (w *Worker) finish(r *run, err, cause error) {
 		switch st {
 		case StateDead:
 			w.stats.dead.Add(1)
-			w.settledJob(r, echomq.JobDead, errors.Join(err, ferr))
+			w.settledJob(r, JobDead, errors.Join(err, ferr))
 		case StateBackoff:
 			w.stats.retried.Add(1)
 			w.sweepAfter(delay)
-			w.settledJob(r, echomq.JobRetried, errors.Join(err, ferr))
+			w.settledJob(r, JobRetried, errors.Join(err, ferr))
 		case StateWaiting:
 			w.stats.retried.Add(1)
-			w.settledJob(r, echomq.JobRetried, errors.Join(err, ferr))
+			w.settledJob(r, JobRetried, errors.Join(err, ferr))
 		}
 		w.count(ferr, nil)
 	}
@@ -216,7 +215,7 @@ func (w *Worker) giveBack(r *run) error {
 	defer cancel()
 	err := w.q.Release(ctx, r.job)
 	w.count(err, &w.stats.released)
-	w.settledJob(r, echomq.JobReleased, err)
+	w.settledJob(r, JobReleased, err)
 	if err != nil && !errors.Is(err, ErrLeaseLost) {
 		return err
 	}

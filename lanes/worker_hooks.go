@@ -3,8 +3,6 @@ package lanes
 import (
 	"context"
 	"time"
-
-	"github.com/echomq/echomq"
 )
 
 // timedCall runs the handler, measuring it only when the client has job
@@ -28,7 +26,7 @@ func (w *Worker) claimedJob(j *Job) {
 	if !j.EnqueuedAt.IsZero() {
 		wait = max(time.Since(j.EnqueuedAt), 0)
 	}
-	w.report(echomq.JobInfo{Queue: w.q.name, Lane: j.Lane, Job: j.ID, Event: echomq.JobClaimed, Attempt: j.Attempt, Wait: wait})
+	w.report(JobTransition{Queue: w.q.name, Lane: j.Lane, Job: j.ID, Event: JobClaimed, Attempt: j.Attempt, Wait: wait})
 }
 
 // settledJob reports a settle to the job hooks.
@@ -37,10 +35,10 @@ func (w *Worker) settledJob(r *run, event string, err error) {
 		return
 	}
 	j := r.job
-	w.report(echomq.JobInfo{Queue: w.q.name, Lane: j.Lane, Job: j.ID, Event: event, Attempt: j.Attempt, Run: r.ran, Err: err})
+	w.report(JobTransition{Queue: w.q.name, Lane: j.Lane, Job: j.ID, Event: event, Attempt: j.Attempt, Run: r.ran, Err: err})
 }
 
-func (w *Worker) report(info echomq.JobInfo) {
+func (w *Worker) report(info JobTransition) {
 	ctx := w.base
 	if ctx == nil {
 		ctx = context.Background()

@@ -14,7 +14,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/lanes"
 	emqotel "github.com/echomq/echomq/otel"
 )
 
@@ -89,10 +91,10 @@ func TestJobAndArchiveSpans(t *testing.T) {
 	ctx := context.Background()
 	rec := tracetest.NewSpanRecorder()
 	tr := emqotel.New(&emqotel.Config{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))})
-	tr.OnJob(ctx, echomq.JobInfo{Queue: "jobs", Lane: "l", Event: echomq.JobClaimed, Attempt: 1})
-	tr.OnJob(ctx, echomq.JobInfo{Queue: "jobs", Lane: "l", Event: echomq.JobRetried, Attempt: 1, Run: 20 * time.Millisecond, Err: errors.New("boom")})
+	tr.OnJob(ctx, lanes.JobTransition{Queue: "jobs", Lane: "l", Event: lanes.JobClaimed, Attempt: 1})
+	tr.OnJob(ctx, lanes.JobTransition{Queue: "jobs", Lane: "l", Event: lanes.JobRetried, Attempt: 1, Run: 20 * time.Millisecond, Err: errors.New("boom")})
 	start := time.Now().Add(-time.Second)
-	tr.OnArchiveCycle(ctx, echomq.ArchiveCycleInfo{Queue: "q", Stream: "s", Folded: 4, Segments: 1, Bytes: 99, Start: start, Duration: 300 * time.Millisecond})
+	tr.OnArchiveCycle(ctx, archive.CycleInfo{Queue: "q", Stream: "s", Folded: 4, Segments: 1, Bytes: 99, Start: start, Duration: 300 * time.Millisecond})
 	spans := rec.Ended()
 	require.Len(t, spans, 2, "a claim has no span")
 	job, cycle := spans[0], spans[1]

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
+	"github.com/echomq/echomq/lanes"
 )
 
 // ScopeName is the instrumentation scope of the spans.
@@ -65,8 +67,8 @@ type Config struct {
 
 // Tracing is the set of tracing hooks: give it to echomq.Config.Hooks. It
 // implements [echomq.AppendPrepareHook], [echomq.AppendHook],
-// [echomq.DeadLetterHook], [echomq.JobHook] and
-// [echomq.ArchiveCycleHook]; it is safe for concurrent use.
+// [echomq.DeadLetterHook], [lanes.JobHook] and
+// [archive.CycleHook]; it is safe for concurrent use.
 type Tracing struct {
 	tracer  trace.Tracer
 	prop    propagation.TextMapPropagator
@@ -97,8 +99,8 @@ var (
 	_ echomq.AppendPrepareHook = (*Tracing)(nil)
 	_ echomq.AppendHook        = (*Tracing)(nil)
 	_ echomq.DeadLetterHook    = (*Tracing)(nil)
-	_ echomq.JobHook           = (*Tracing)(nil)
-	_ echomq.ArchiveCycleHook  = (*Tracing)(nil)
+	_ lanes.JobHook            = (*Tracing)(nil)
+	_ archive.CycleHook        = (*Tracing)(nil)
 )
 
 // New returns the tracing hooks; nil cfg means the defaults.
@@ -218,9 +220,9 @@ func (t *Tracing) OnDeadLetter(ctx context.Context, d echomq.DeadLetterInfo) {
 // OnJob records a "process" span for each settled lanes job, from the
 // handler's start to its end; claims and lost leases are events of no
 // span.
-func (t *Tracing) OnJob(ctx context.Context, j echomq.JobInfo) {
+func (t *Tracing) OnJob(ctx context.Context, j lanes.JobTransition) {
 	switch j.Event {
-	case echomq.JobCompleted, echomq.JobRetried, echomq.JobDead:
+	case lanes.JobCompleted, lanes.JobRetried, lanes.JobDead:
 	default:
 		return
 	}
@@ -234,7 +236,7 @@ func (t *Tracing) OnJob(ctx context.Context, j echomq.JobInfo) {
 }
 
 // OnArchiveCycle records an internal span for an archive cycle.
-func (t *Tracing) OnArchiveCycle(ctx context.Context, a echomq.ArchiveCycleInfo) {
+func (t *Tracing) OnArchiveCycle(ctx context.Context, a archive.CycleInfo) {
 	_, span := t.tracer.Start(ctx, "archive "+a.Stream, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(a.Start),
 		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(a.Stream), AttrQueue.String(a.Queue),
 			attribute.Int64("echomq.archive.folded", a.Folded), attribute.Int("echomq.archive.segments", a.Segments),

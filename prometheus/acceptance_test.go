@@ -136,9 +136,9 @@ func TestScriptedWorkload(t *testing.T) {
 		_, err := orders.Append(ctx, echomq.F("v", "late"))
 		require.NoError(t, err)
 	}
-	removed, err := orders.Trim(ctx, echomq.MaxLen(3).Exact())
+	trimmed, err := orders.Trim(ctx, echomq.MaxLen(3).Exact())
 	require.NoError(t, err)
-	require.EqualValues(t, 12, removed)
+	require.EqualValues(t, 12, trimmed.Removed)
 
 	// Lanes: a completes, b fails once then completes, c fails twice and dies.
 	lq, err := lanes.New(client, q, &lanes.Config{MaxAttempts: 2})

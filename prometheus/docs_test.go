@@ -17,7 +17,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/projection"
 	emqprom "github.com/echomq/echomq/prometheus"
 )
 
@@ -36,10 +39,10 @@ func exported(t *testing.T) map[string]string {
 	m.OnAck(ctx, echomq.AckInfo{Entries: 1, Trimmed: true})
 	m.OnDeadLetter(ctx, echomq.DeadLetterInfo{})
 	m.OnTrim(ctx, echomq.TrimInfo{Removed: 1})
-	m.OnJob(ctx, echomq.JobInfo{Event: echomq.JobClaimed})
-	m.OnJob(ctx, echomq.JobInfo{Event: echomq.JobCompleted})
-	m.OnArchiveCycle(ctx, echomq.ArchiveCycleInfo{Start: now})
-	m.OnCheckpoint(ctx, echomq.CheckpointInfo{})
+	m.OnJob(ctx, lanes.JobTransition{Event: lanes.JobClaimed})
+	m.OnJob(ctx, lanes.JobTransition{Event: lanes.JobCompleted})
+	m.OnArchiveCycle(ctx, archive.CycleInfo{Start: now})
+	m.OnCheckpoint(ctx, projection.CheckpointInfo{})
 	reg := prometheus.NewRegistry()
 	require.NoError(t, reg.Register(m))
 	fams, err := reg.Gather()

@@ -25,8 +25,8 @@ type MetricsConfig struct {
 // echomq.Config.Hooks and register it. It implements the hooks
 // [echomq.EngineCallHook], [echomq.AppendHook], [echomq.ReadHook],
 // [echomq.DeliverHook], [echomq.AckHook], [echomq.DeadLetterHook],
-// [echomq.TrimHook], [echomq.JobHook], [echomq.ArchiveCycleHook] and
-// [echomq.CheckpointHook], and [prometheus.Collector]. One Metrics may
+// [echomq.TrimHook], [lanes.JobHook], [archive.CycleHook] and
+// [projection.CheckpointHook], and [prometheus.Collector]. One Metrics may
 // serve several clients; it is safe for concurrent use.
 type Metrics struct {
 	appends, appendErrors          *prometheus.CounterVec

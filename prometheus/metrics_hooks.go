@@ -5,19 +5,22 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
+	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/projection"
 )
 
 var (
-	_ echomq.EngineCallHook   = (*Metrics)(nil)
-	_ echomq.AppendHook       = (*Metrics)(nil)
-	_ echomq.ReadHook         = (*Metrics)(nil)
-	_ echomq.DeliverHook      = (*Metrics)(nil)
-	_ echomq.AckHook          = (*Metrics)(nil)
-	_ echomq.DeadLetterHook   = (*Metrics)(nil)
-	_ echomq.TrimHook         = (*Metrics)(nil)
-	_ echomq.JobHook          = (*Metrics)(nil)
-	_ echomq.ArchiveCycleHook = (*Metrics)(nil)
-	_ echomq.CheckpointHook   = (*Metrics)(nil)
+	_ echomq.EngineCallHook     = (*Metrics)(nil)
+	_ echomq.AppendHook         = (*Metrics)(nil)
+	_ echomq.ReadHook           = (*Metrics)(nil)
+	_ echomq.DeliverHook        = (*Metrics)(nil)
+	_ echomq.AckHook            = (*Metrics)(nil)
+	_ echomq.DeadLetterHook     = (*Metrics)(nil)
+	_ echomq.TrimHook           = (*Metrics)(nil)
+	_ lanes.JobHook             = (*Metrics)(nil)
+	_ archive.CycleHook         = (*Metrics)(nil)
+	_ projection.CheckpointHook = (*Metrics)(nil)
 )
 
 // OnEngineCall counts an engine call.
@@ -82,18 +85,18 @@ func (m *Metrics) OnTrim(_ context.Context, t echomq.TrimInfo) {
 }
 
 // OnJob counts a lanes job transition and its latencies.
-func (m *Metrics) OnJob(_ context.Context, j echomq.JobInfo) {
+func (m *Metrics) OnJob(_ context.Context, j lanes.JobTransition) {
 	m.jobs.WithLabelValues(j.Queue, j.Event).Inc()
 	switch j.Event {
-	case echomq.JobClaimed:
+	case lanes.JobClaimed:
 		m.claimWait.WithLabelValues(j.Queue).Observe(j.Wait.Seconds())
-	case echomq.JobCompleted, echomq.JobRetried, echomq.JobDead:
+	case lanes.JobCompleted, lanes.JobRetried, lanes.JobDead:
 		m.runDuration.WithLabelValues(j.Queue).Observe(j.Run.Seconds())
 	}
 }
 
 // OnArchiveCycle counts an archive cycle and records its outcome.
-func (m *Metrics) OnArchiveCycle(_ context.Context, a echomq.ArchiveCycleInfo) {
+func (m *Metrics) OnArchiveCycle(_ context.Context, a archive.CycleInfo) {
 	outcome, ok := "ok", 1.0
 	if a.Err != nil {
 		outcome, ok = Kind(a.Err), 0
@@ -106,7 +109,7 @@ func (m *Metrics) OnArchiveCycle(_ context.Context, a echomq.ArchiveCycleInfo) {
 }
 
 // OnCheckpoint counts a projection snapshot.
-func (m *Metrics) OnCheckpoint(_ context.Context, c echomq.CheckpointInfo) {
+func (m *Metrics) OnCheckpoint(_ context.Context, c projection.CheckpointInfo) {
 	outcome := "ok"
 	if c.Err != nil {
 		outcome = Kind(c.Err)

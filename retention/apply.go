@@ -46,7 +46,8 @@ func Apply(ctx context.Context, client *echomq.Client, p Policy, now time.Time) 
 		res.Err = err
 		return res, err
 	}
-	res.Trimmed, res.Err = client.Stream(p.Queue, p.Stream).Trim(ctx, spec)
+	trimmed, err := client.Stream(p.Queue, p.Stream).Trim(ctx, spec)
+	res.Trimmed, res.Err = trimmed.Removed, err
 	return res, res.Err
 }
 

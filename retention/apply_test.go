@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -169,9 +171,9 @@ func TestRefusesArchivedStreams(t *testing.T) {
 	c := newClient(t)
 	q := echomqtest.Queue(t)
 	marked := fill(t, c.Stream(q, "archived"), t0, 5)
-	require.NoError(t, c.Stream(q, "archived").PutArchived(ctx, marked[0]))
+	require.NoError(t, archive.SetWatermark(ctx, c.Stream(q, "archived"), marked[0]))
 	fill(t, c.Stream(q, "leased"), t0, 5)
-	_, err := c.Do(ctx, "SET", "emq:{"+q+"}:stream:leased:archiver", "token", "PX", "60000")
+	_, err := rawcmd.Do(ctx, c, "SET", "emq:{"+q+"}:stream:leased:archiver", "token", "PX", "60000")
 	require.NoError(t, err)
 	fill(t, c.Stream(q, "free"), t0, 5)
 	pols := []retention.Policy{
@@ -252,7 +254,7 @@ func TestBadInput(t *testing.T) {
 			require.ErrorIs(t, tc.run(), tc.want)
 		})
 	}
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	require.Empty(t, keys)
 }

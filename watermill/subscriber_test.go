@@ -13,6 +13,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	emqwm "github.com/echomq/echomq/watermill"
 )
 
@@ -393,7 +394,7 @@ func TestPublishErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.client.Do(ctx, "SET", e.client.Stream(e.queue, "str").Key(), "v"); err != nil {
+	if _, err := rawcmd.Do(ctx, e.client, "SET", e.client.Stream(e.queue, "str").Key(), "v"); err != nil {
 		t.Fatal(err)
 	}
 	closed := e.publisher()

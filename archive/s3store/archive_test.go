@@ -13,6 +13,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/archive/s3store/s3test"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -78,7 +79,7 @@ func TestArchiveThroughOutage(t *testing.T) {
 	for i, ev := range merged {
 		require.Equal(t, want[i], ev.Event, "event %d", i)
 	}
-	n, err := c.Do(ctx, "EXISTS", "emq:{"+q+"}:stream:fragile:archiver")
+	n, err := rawcmd.Do(ctx, c, "EXISTS", "emq:{"+q+"}:stream:fragile:archiver")
 	require.NoError(t, err)
 	require.Equal(t, int64(0), n, "the lease is given back")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/tables"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -202,7 +203,7 @@ func (h *harness) guess(p player, game string, codes []string) (string, int) {
 // secret reads a game's secret from its record: a test's privilege.
 func (h *harness) secret(game string) []string {
 	h.t.Helper()
-	b, ok, err := h.client.Table(h.e.Queue(), "games").Get(context.Background(), game)
+	b, ok, err := tables.New(h.client, h.e.Queue(), "games").Get(context.Background(), game)
 	require.NoError(h.t, err)
 	require.True(h.t, ok)
 	var g struct{ Secret, Keyboard string }

@@ -11,9 +11,9 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/tables"
 )
 
 // guessLen is how many codes a guess holds.
@@ -119,7 +119,7 @@ func (b *Bot) press(ctx context.Context, q *models.CallbackQuery) error {
 	var c composeRecord
 	var note string
 	var picks []string
-	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+	err = b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 		var ok bool
 		var err error
 		note, picks = "", nil
@@ -194,7 +194,7 @@ func (b *Bot) join(ctx context.Context, q *models.CallbackQuery, pid, room strin
 	if err != nil {
 		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+	err = b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 		if err := putJSON(tx, tableCompose, chatKey(chat), composeRecord{Player: pid, Game: j.Game, Room: room, Job: job.String()}); err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func (b *Bot) submit(ctx context.Context, q *models.CallbackQuery, c composeReco
 	chat := q.Message.Message.Chat.ID
 	rc, err := b.e.Submit(ctx, c.Player, c.Game, picks)
 	if err != nil {
-		restore := b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		restore := b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 			now, ok, err := getJSON[composeRecord](ctx, tx, tableCompose, chatKey(chat))
 			if err != nil || !ok || now.Msg != c.Msg || len(now.Picks) > 0 {
 				return err
@@ -229,7 +229,7 @@ func (b *Bot) submit(ctx context.Context, q *models.CallbackQuery, c composeReco
 		})
 		return errors.Join(restore, b.answer(ctx, q, tell(err)))
 	}
-	err = b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+	err = b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 		cr, _, err := getJSON[chatRecord](ctx, tx, tableChats, c.Player)
 		if err != nil {
 			return err

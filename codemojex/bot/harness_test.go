@@ -21,6 +21,7 @@ import (
 	"github.com/echomq/echomq/codemojex/views"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/tables"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -170,7 +171,7 @@ func (h *harness) lastAnswer() string {
 // secret peeks at a game's secret in its record, as only a test may.
 func (h *harness) secret(game string) []string {
 	h.t.Helper()
-	raw, ok, err := h.client.Table(h.e.Queue(), "games").Get(context.Background(), game)
+	raw, ok, err := tables.New(h.client, h.e.Queue(), "games").Get(context.Background(), game)
 	require.NoError(h.t, err)
 	require.True(h.t, ok)
 	var g struct{ Secret string }
@@ -184,7 +185,7 @@ func (h *harness) keyboard(u int64) call {
 	h.t.Helper()
 	kb := h.api.await(h.t, "sendMessage", u, "(0/6)")
 	require.Eventually(h.t, func() bool {
-		raw, ok, err := h.client.Table(h.bot.Config().Queue, "compose").Get(context.Background(), itoa(u))
+		raw, ok, err := tables.New(h.client, h.bot.Config().Queue, "compose").Get(context.Background(), itoa(u))
 		require.NoError(h.t, err)
 		var c struct{ Msg int64 }
 		return ok && json.Unmarshal(raw, &c) == nil && c.Msg == kb.MsgID

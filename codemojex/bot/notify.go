@@ -12,6 +12,7 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/tables"
 )
 
 // The notifications: the engine's events, read by consumer groups (at
@@ -56,7 +57,7 @@ func (b *Bot) notify(ctx context.Context, key string, ns []notice) error {
 	for i, n := range ns {
 		players[i] = n.player
 	}
-	err := b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+	err := b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 		todo = todo[:0]
 		// Two round trips however many players: their chats, then the
 		// notices of those who have one.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/tables"
 )
 
 // message is an outbox job's payload: one sendMessage.
@@ -93,7 +94,7 @@ func (b *Bot) deliver(ctx context.Context, job *lanes.Job) error {
 	// message may go out twice.
 	switch {
 	case m.Notice != "":
-		return b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		return b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 			n, _, err := getJSON[noticeRecord](ctx, tx, tableNotices, m.Notice)
 			if err != nil {
 				return err
@@ -102,7 +103,7 @@ func (b *Bot) deliver(ctx context.Context, job *lanes.Job) error {
 			return putJSON(tx, tableNotices, m.Notice, n)
 		})
 	case m.Compose:
-		return b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		return b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 			c, ok, err := getJSON[composeRecord](ctx, tx, tableCompose, chatKey(m.Chat))
 			if err != nil || !ok || c.Job != job.ID.String() {
 				return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/tables"
 )
 
 // pruneEvery is how often the notices table is pruned.
@@ -33,7 +34,7 @@ func noticeTime(key string) (time.Time, bool) {
 // table holds only the window in which an event can still be redelivered.
 // It returns how many it deleted.
 func (b *Bot) prune(ctx context.Context) (int, error) {
-	keys, err := b.c.Table(b.cfg.Queue, tableNotices).Keys(ctx)
+	keys, err := tables.New(b.c, b.cfg.Queue, tableNotices).Keys(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -44,7 +45,7 @@ func (b *Bot) prune(ctx context.Context) (int, error) {
 	})
 	n := 0
 	for chunk := range slices.Chunk(old, 500) {
-		err := b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+		err := b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 			for _, k := range chunk {
 				if err := tx.Delete(tableNotices, k); err != nil {
 					return err

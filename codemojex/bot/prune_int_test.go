@@ -9,6 +9,7 @@ import (
 
 	"github.com/echomq/echomq/codemojex/bot"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/tables"
 )
 
 // TestPruneNotices: notices younger than NoticeTTL stay; a bot whose
@@ -30,7 +31,7 @@ func TestPruneNotices(t *testing.T) {
 	_, err = h.e.Submit(ctx, h.player(801), j.Game, codes)
 	require.NoError(t, err)
 	h.api.await(t, "sendMessage", 801, "🎯")
-	notices := h.client.Table(h.bot.Config().Queue, "notices")
+	notices := tables.New(h.client, h.bot.Config().Queue, "notices")
 	keys, err := notices.Keys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 1, "kept while young")

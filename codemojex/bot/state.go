@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/tables"
 )
 
 // The bot's tables, in its queue (Config.Queue).
@@ -56,7 +56,7 @@ type noticeRecord struct {
 func chatKey(chat int64) string { return strconv.FormatInt(chat, 10) }
 
 // getJSON reads a record of the bot's queue inside a transaction.
-func getJSON[T any](ctx context.Context, tx *echomq.Tx, table, key string) (T, bool, error) {
+func getJSON[T any](ctx context.Context, tx *tables.Tx, table, key string) (T, bool, error) {
 	var v T
 	raw, ok, err := tx.Get(ctx, table, key)
 	if err != nil || !ok {
@@ -70,7 +70,7 @@ func getJSON[T any](ctx context.Context, tx *echomq.Tx, table, key string) (T, b
 
 // getMany reads records of one table of the bot's queue inside a
 // transaction, in one round trip; an absent record is nil.
-func getMany[T any](ctx context.Context, tx *echomq.Tx, table string, keys []string) ([]*T, error) {
+func getMany[T any](ctx context.Context, tx *tables.Tx, table string, keys []string) ([]*T, error) {
 	raws, oks, err := tx.GetMany(ctx, table, keys...)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func getMany[T any](ctx context.Context, tx *echomq.Tx, table string, keys []str
 	return out, nil
 }
 
-func putJSON(tx *echomq.Tx, table, key string, v any) error {
+func putJSON(tx *tables.Tx, table, key string, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -97,14 +97,14 @@ func putJSON(tx *echomq.Tx, table, key string, v any) error {
 }
 
 // update runs fn as a transaction on the bot's queue.
-func (b *Bot) update(ctx context.Context, fn func(ctx context.Context, tx *echomq.Tx) error) error {
-	return b.c.Update(ctx, b.cfg.Queue, fn, nil)
+func (b *Bot) update(ctx context.Context, fn func(ctx context.Context, tx *tables.Tx) error) error {
+	return tables.Update(ctx, b.c, b.cfg.Queue, fn, nil)
 }
 
 // readJSON reads a record of the bot's queue outside a transaction.
 func readJSON[T any](ctx context.Context, b *Bot, table, key string) (T, bool, error) {
 	var v T
-	raw, ok, err := b.c.Table(b.cfg.Queue, table).Get(ctx, key)
+	raw, ok, err := tables.New(b.c, b.cfg.Queue, table).Get(ctx, key)
 	if err != nil || !ok {
 		return v, false, err
 	}
@@ -116,7 +116,7 @@ func readJSON[T any](ctx context.Context, b *Bot, table, key string) (T, bool, e
 
 // remember records chat as where player's notifications go.
 func (b *Bot) remember(ctx context.Context, player string, chat int64) error {
-	return b.update(ctx, func(ctx context.Context, tx *echomq.Tx) error {
+	return b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
 		r, _, err := getJSON[chatRecord](ctx, tx, tableChats, player)
 		if err != nil {
 			return err

@@ -90,7 +90,7 @@ func (m *Monitor) Read(ctx context.Context) (Snapshot, error) {
 		s.LiveFeeds = m.cfg.LiveFeeds()
 	}
 	scored := m.e.Stream(codemojex.StreamGuessScored)
-	evs, err := scored.ReadSince(ctx, now.Add(-m.cfg.Window), &echomq.ReadOpts{Count: m.cfg.Limit + 1, Reverse: true})
+	evs, err := scored.Read(ctx, echomq.Since(now.Add(-m.cfg.Window)), &echomq.ReadOpts{Count: m.cfg.Limit + 1, Reverse: true})
 	if err != nil {
 		return Snapshot{}, err
 	}

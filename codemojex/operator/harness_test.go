@@ -22,6 +22,7 @@ import (
 	"github.com/echomq/echomq/codemojex/operator"
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/tables"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -178,7 +179,7 @@ func (h *harness) room(spec codemojex.RoomSpec) codemojex.Room {
 // secret reads a game's secret from its record: a test's privilege.
 func (h *harness) secret(game string) []string {
 	h.t.Helper()
-	b, ok, err := h.client.Table(h.e.Queue(), "games").Get(context.Background(), game)
+	b, ok, err := tables.New(h.client, h.e.Queue(), "games").Get(context.Background(), game)
 	require.NoError(h.t, err)
 	require.True(h.t, ok)
 	var g struct{ Secret string }

@@ -25,6 +25,7 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
 	"github.com/echomq/echomq/projection"
+	"github.com/echomq/echomq/tables"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -237,7 +238,7 @@ func secret(t *testing.T, c *echomq.Client, e *codemojex.Engine, game string) []
 	if s, ok := secrets.Load(game); ok {
 		return s.([]string)
 	}
-	b, ok, err := c.Table(e.Queue(), "games").Get(context.Background(), game)
+	b, ok, err := tables.New(c, e.Queue(), "games").Get(context.Background(), game)
 	require.NoError(t, err)
 	require.True(t, ok)
 	var g struct{ Secret string }

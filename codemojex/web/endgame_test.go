@@ -13,6 +13,7 @@ import (
 
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/tables"
 	"github.com/echomq/echomq/webkit/browsertest"
 )
 
@@ -38,7 +39,7 @@ func TestBrowserEndOfGame(t *testing.T) {
 // secretOf reads a game's secret from its record: a test's privilege.
 func secretOf(t *testing.T, h *harness, game string) []string {
 	t.Helper()
-	b, ok, err := h.e.Client().Table(h.e.Queue(), "games").Get(context.Background(), game)
+	b, ok, err := tables.New(h.e.Client(), h.e.Queue(), "games").Get(context.Background(), game)
 	require.NoError(t, err)
 	require.True(t, ok)
 	var g struct{ Secret string }

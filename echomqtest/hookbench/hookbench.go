@@ -13,6 +13,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // Sizes of the comparisons.
@@ -184,6 +185,6 @@ func endToEnd(c *echomq.Client, q, name string, wrap Wrap) (time.Duration, error
 	if st := cons.Stats(); st.Acked != ConsumeRound {
 		return 0, fmt.Errorf("hookbench: %d of %d acknowledged", st.Acked, ConsumeRound)
 	}
-	_, err = c.Do(ctx, "DEL", s.Key())
+	_, err = rawcmd.Do(ctx, c, "DEL", s.Key())
 	return d, err
 }

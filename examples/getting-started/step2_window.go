@@ -13,7 +13,7 @@ import (
 // range of ids, so the read goes straight to it without scanning the rest
 // of the stream.
 func recentOrders(ctx context.Context, client *echomq.Client, queue string, start time.Time, out io.Writer) error {
-	recent, err := client.Stream(queue, "order-placed").ReadWindow(ctx, start, time.Now(), nil)
+	recent, err := client.Stream(queue, "order-placed").Read(ctx, echomq.Window(start, time.Now()), nil)
 	if err != nil {
 		return err
 	}

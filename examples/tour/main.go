@@ -35,7 +35,7 @@ func main() {
 	}
 
 	// Time travel: a time window is an id range.
-	recent, err := scored.ReadWindow(ctx, start, time.Now(), nil)
+	recent, err := scored.Read(ctx, echomq.Window(start, time.Now()), nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,8 +4,28 @@
 // only packages inside the module can import this one.
 package clientconn
 
-import "github.com/echomq/echomq/internal/wire"
+import (
+	"context"
+
+	"github.com/echomq/echomq/internal/wire"
+)
 
 // Of returns the connection of an *echomq.Client. The root package sets it
 // in its init; it panics for any other type.
 var Of func(client any) *wire.Conn
+
+// CheckAppend checks the fields of an append to the stream at key against
+// the client's limits (Config.MaxBulkBytes, the field grammar) and the
+// stream's budget, before any I/O: what Stream.Append checks, for a
+// transaction's append. The root package sets it in its init.
+var CheckAppend func(client any, key string, fields []string) error
+
+// MintAbove mints an EVT id of the client in queue above floor (an
+// echomq.EntryID; the zero one for none), moving the queue's minter past
+// it when needed, within the client's MaxSkew of the engine's clock. It
+// returns an echomq.ID. The root package sets it in its init.
+var MintAbove func(ctx context.Context, client any, queue string, floor any) (any, error)
+
+// Closed reports whether the client was closed. The root package sets it
+// in its init.
+var Closed func(client any) bool

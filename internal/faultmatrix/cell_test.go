@@ -133,7 +133,7 @@ func (c *cell) watchExit(stopped <-chan struct{}) {
 func (c *cell) produce(ctx context.Context, stream string) {
 	s := c.direct.Stream(c.queue, stream)
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		_, err := s.AppendWith(ctx, echomq.Fields{"n", n}, echomq.AppendOpts{Key: "p-" + n})
+		_, err := s.AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		return err
 	})
 }

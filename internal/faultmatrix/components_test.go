@@ -111,7 +111,7 @@ func produceJobs(c *cell, ctx context.Context) {
 		id, ok := ids[n]
 		if !ok {
 			var err error
-			if id, err = c.direct.MintID(ctx, c.queue, echomq.BrandJob); err != nil {
+			if id, err = c.direct.MintID(ctx, c.queue, "JOB"); err != nil {
 				return err
 			}
 			ids[n] = id
@@ -367,7 +367,7 @@ func produceLeased(c *cell, ctx context.Context) {
 	s := cl.Stream(c.queue, "ev")
 	nodes := map[int]bool{}
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		id, err := s.AppendWith(ctx, echomq.Fields{"n", n}, echomq.AppendOpts{Key: "p-" + n})
+		id, err := s.AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		if err == nil {
 			c.seen.add(id.String())
 			nodes[id.Snowflake().Node()] = true

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 )
 
@@ -68,6 +67,7 @@ func faults() []fault {
 
 // Budgets of a cell.
 const (
+	callTimeout    = 5 * time.Second  // the default of echomq.Config.CallTimeout
 	warmTimeout    = 30 * time.Second // until every cell handled its first items
 	produceAfter   = 3 * time.Second  // the producers go on this long after the heal
 	catchUpTimeout = 90 * time.Second // until every cell handled what was acknowledged
@@ -259,7 +259,7 @@ func (c *cell) check(f fault, r row, seenBefore int) {
 	if f.outage && r.attemptsPerSec > maxAttemptRate {
 		t.Errorf("%s: %.0f attempts a second against an engine that is away", name, r.attemptsPerSec)
 	}
-	if bound := 2*echomq.DefaultCallTimeout + 5*time.Second; r.slowest > bound {
+	if bound := 2*callTimeout + 5*time.Second; r.slowest > bound {
 		t.Errorf("%s: a call took %v, above its bound %v", name, r.slowest, bound)
 	}
 	if !f.outage && c.comp.name != "node lease" && c.comp.caughtUp == nil && len(c.seen.names()) == seenBefore {

@@ -25,7 +25,7 @@ func produceSet(c *cell, ctx context.Context) {
 		streams[i] = c.direct.Stream(c.queue, name)
 	}
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		_, err := streams[atoi(n)%len(streams)].AppendWith(ctx, echomq.Fields{"n", n}, echomq.AppendOpts{Key: "p-" + n})
+		_, err := streams[atoi(n)%len(streams)].AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		return err
 	})
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	echomq "github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
 )
 
@@ -50,7 +49,7 @@ func TestStopDuringOutage(t *testing.T) {
 			echomqtest.Recv(t, done, 30*time.Second, "the producer's append in flight, bounded by the call bound")
 			// Grace of the slowest stopper (a settle or ack in flight, then
 			// the final snapshot or release) plus the call bound.
-			bound := 2*echomq.DefaultCallTimeout + 10*time.Second
+			bound := 2*callTimeout + 10*time.Second
 			require.Less(t, took, bound, "%s stopped in %v during the outage", comp.name, took)
 			require.Zero(t, c.exits.Load())
 			t.Logf("%s stopped %v after its context ended, the engine hung", comp.name, took.Round(time.Millisecond))

@@ -105,11 +105,11 @@ func TestVerbsDuringOutage(t *testing.T) {
 			return firstErr(typed.Follow(bg, &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{}), Logger: quiet()}))
 		}},
 		{"Replay", func() error {
-			_, err := echomq.Replay(bg, s, echomq.All, echomq.ReplayOpts{Handle: func(context.Context, echomq.Event) error { return nil }})
+			_, err := echomq.Replay(bg, s, echomq.All, &echomq.ReplayOpts{Handle: func(context.Context, echomq.Event) error { return nil }})
 			return err
 		}},
 		{"Group.Reset", func() error {
-			_, err := s.Group("gr").Reset(bg, echomq.ResetOpts{Ago: time.Hour, DryRun: true})
+			_, err := s.Group("gr").Reset(bg, &echomq.ResetOpts{Ago: time.Hour, DryRun: true})
 			return err
 		}},
 		{"StreamSet.Names", func() error { _, err := set.Names(bg); return err }},
@@ -117,7 +117,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 	}
 
 	require.NoError(t, c.srv.Pause())
-	bound := 2*echomq.DefaultCallTimeout + 5*time.Second
+	bound := 2*callTimeout + 5*time.Second
 	var wg sync.WaitGroup
 	for _, v := range verbs {
 		wg.Go(func() {

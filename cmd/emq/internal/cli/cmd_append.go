@@ -56,7 +56,7 @@ exits 1 naming the actual top and writes nothing.`,
 					return err
 				}
 			}
-			opts := echomq.AppendOpts{Key: keyFlag}
+			opts := &echomq.AppendOpts{Key: keyFlag}
 			switch expectFlag {
 			case "":
 			case "empty":

@@ -28,7 +28,7 @@ func (b *bundle) delCache(stream string) {
 	c, err := echomq.Connect(b.t.Context(), echomq.Config{URL: b.url})
 	require.NoError(b.t, err)
 	defer c.Close()
-	_, err = c.Stream(b.queue, stream).ClearArchived(b.t.Context())
+	_, err = archive.ClearWatermark(b.t.Context(), c.Stream(b.queue, stream))
 	require.NoError(b.t, err)
 }
 

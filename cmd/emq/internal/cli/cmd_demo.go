@@ -75,7 +75,7 @@ func (d *demo) run(ctx context.Context, explicit bool) error {
 	if err := d.play(ctx); err != nil {
 		return err
 	}
-	window, err := d.stream(streamGuessScored).ReadWindow(ctx, d.start.Add(windowFrom), d.start.Add(windowTo), nil)
+	window, err := d.stream(streamGuessScored).Read(ctx, echomq.Window(d.start.Add(windowFrom), d.start.Add(windowTo)), nil)
 	if err != nil {
 		return err
 	}

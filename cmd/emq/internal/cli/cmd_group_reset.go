@@ -48,7 +48,7 @@ position on by itself.`,
   emq group reset orders billing --to-id 1717243200000-0`,
 		Args: argsRange(2, 2),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
-			opts := echomq.ResetOpts{DryRun: dry, Ago: by}
+			opts := &echomq.ResetOpts{DryRun: dry, Ago: by}
 			f := cmd.Flags()
 			n := 0
 			for _, name := range []string{"to-id", "to-time", "by-duration"} {

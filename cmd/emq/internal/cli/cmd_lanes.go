@@ -82,8 +82,8 @@ func parseJobID(s string) (echomq.ID, error) {
 	if err != nil {
 		return echomq.ID{}, err
 	}
-	if !id.Is(echomq.BrandJob) {
-		return echomq.ID{}, &echomq.KindError{Want: echomq.BrandJob, Got: id.Brand()}
+	if !id.Is(lanes.BrandJob) {
+		return echomq.ID{}, &echomq.KindError{Want: lanes.BrandJob, Got: id.Brand()}
 	}
 	return id, nil
 }

@@ -88,7 +88,7 @@ running the same replay again within the dedupe window appends nothing twice.`,
 }
 
 func (a *app) replay(ctx context.Context, src echomq.EventSource, dst *echomq.Stream, r echomq.Range, merged bool) error {
-	res, err := echomq.Replay(ctx, src, r, echomq.ReplayOpts{Into: dst})
+	res, err := echomq.Replay(ctx, src, r, &echomq.ReplayOpts{Into: dst})
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ watermark: events that were never archived and are now gone for good.`,
 				spec = spec.Force()
 			}
 			return a.withStream(cmd.Context(), args[0], func(s *echomq.Stream) error {
-				r, err := s.TrimReport(cmd.Context(), spec)
+				r, err := s.Trim(cmd.Context(), spec)
 				if err != nil {
 					return err
 				}

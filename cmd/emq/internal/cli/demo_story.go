@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/lanes"
 )
 
 // The demo's streams, one per event type, as codemojex names them.
@@ -40,20 +41,21 @@ type beat struct {
 }
 
 // brandOf is the brand of a cast member's id: its name says what it is
-// ("room-dogs", "game-1", "player-ada", "guess-3", "job-3").
+// ("room-dogs", "game-1", "player-ada", "guess-3", "job-3"), the brands
+// codemojex mints.
 func brandOf(name string) string {
 	kind, _, _ := strings.Cut(name, "-")
 	switch kind {
 	case "room":
-		return echomq.BrandRoom
+		return "ROM"
 	case "game":
-		return echomq.BrandGame
+		return "GAM"
 	case "player":
-		return echomq.BrandPlayer
+		return "PLR"
 	case "guess":
-		return echomq.BrandGuess
+		return "GES"
 	default:
-		return echomq.BrandJob
+		return lanes.BrandJob
 	}
 }
 

@@ -1,4 +1,4 @@
-package echomq_test
+package tables_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/tables"
 )
 
 // An update of a record the transaction read skips the index write, and
@@ -20,18 +20,18 @@ func TestTxIndexStaysExact(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c, q := open(t), echomqtest.Queue(t)
-			tb := c.Table(q, "cells")
-			put := func(key, val string) func(ctx context.Context, tx *echomq.Tx) error {
-				return func(ctx context.Context, tx *echomq.Tx) error {
+			tb := tables.New(c, q, "cells")
+			put := func(key, val string) func(ctx context.Context, tx *tables.Tx) error {
+				return func(ctx context.Context, tx *tables.Tx) error {
 					if _, _, err := tx.Get(ctx, "cells", key); err != nil {
 						return err
 					}
 					return tx.Put("cells", key, []byte(val))
 				}
 			}
-			require.NoError(t, c.Update(ctx, q, put("a", "1"), nil)) // read absent, then put
-			require.NoError(t, c.Update(ctx, q, put("a", "2"), nil)) // read present, then put
-			require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+			require.NoError(t, tables.Update(ctx, c, q, put("a", "1"), nil)) // read absent, then put
+			require.NoError(t, tables.Update(ctx, c, q, put("a", "2"), nil)) // read present, then put
+			require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 				if _, _, err := tx.Get(ctx, "cells", "a"); err != nil {
 					return err
 				}
@@ -40,7 +40,7 @@ func TestTxIndexStaysExact(t *testing.T) {
 				}
 				return tx.Put("cells", "a", []byte("3")) // deleted, then put again
 			}, nil))
-			require.NoError(t, c.Update(ctx, q, put("b", "1"), nil))
+			require.NoError(t, tables.Update(ctx, c, q, put("b", "1"), nil))
 			keys, err := tb.Keys(ctx)
 			require.NoError(t, err)
 			require.ElementsMatch(t, []string{"a", "b"}, keys)
@@ -48,7 +48,7 @@ func TestTxIndexStaysExact(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, "3", string(v))
-			require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+			require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 				if _, _, err := tx.Get(ctx, "cells", "b"); err != nil {
 					return err
 				}

@@ -1,39 +1,35 @@
-package echomq
+package tables
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// ErrConflict means a write's precondition did not hold. A transaction kept
-// meeting concurrent writes to what it read and gave up after its attempts,
-// or an append's expected top was not the stream's top ([ConflictError]).
-var ErrConflict = errors.New("echomq: conflict")
-
-// UpdateOpts are per-call knobs of [Client.Update]; nil means the defaults.
+// UpdateOpts are per-call knobs of [Update]; nil means the defaults.
 type UpdateOpts struct {
 	// Attempts bounds how many times fn runs when concurrent writes conflict
 	// with what it read. Defaults to 64.
 	Attempts int
 }
 
-// Tx is one attempt of a transaction of [Client.Update]: reads remember what
+// Tx is one attempt of a transaction of [Update]: reads remember what
 // they read, writes are buffered and committed together. A Tx is used only
 // inside its fn, from one goroutine.
 type Tx struct {
-	c     *Client
+	c     *echomq.Client
 	queue string
 	reads []wire.Read
 	seen  map[string]int // record key → index in reads
 	ops   []wire.Op
 	// floor holds, per stream key, the entry id this attempt's next append
 	// must exceed: the top read on a retry, then the attempt's own last id.
-	floor map[string]EntryID
+	floor map[string]echomq.EntryID
 	// retry is set after a conflicting commit: appends then read the stream
 	// top first, since another writer may hold ids above the minter.
 	retry bool
@@ -43,12 +39,14 @@ type Tx struct {
 	// sent holds this attempt's appends for the client's AppendHooks (only
 	// when it has some), reported once the commit wrote them.
 	sent []txAppend
+	// hooks are the client's AppendHooks.
+	hooks []echomq.AppendHook
 }
 
 // txAppend is an append of a transaction, for the AppendHooks.
 type txAppend struct {
-	s     *Stream
-	id    ID
+	s     *echomq.Stream
+	id    echomq.ID
 	start time.Time
 }
 
@@ -57,15 +55,17 @@ type txAppend struct {
 // a commit that conflicted wrote nothing and is not reported.
 func (tx *Tx) reportAppends(ctx context.Context, err error) {
 	for _, a := range tx.sent {
-		info := AppendInfo{Records: 1, ID: a.id, Start: a.start, Err: err}
+		info := echomq.AppendInfo{Queue: a.s.Queue(), Stream: a.s.Name(), Records: 1, ID: a.id, Start: a.start, Duration: time.Since(a.start), Err: err}
 		if err != nil {
-			info.ID, info.Failed = ID{}, 1
+			info.ID, info.Failed = echomq.ID{}, 1
 		}
-		a.s.appended(ctx, info)
+		for _, h := range tx.hooks {
+			h.OnAppend(ctx, info)
+		}
 	}
 }
 
-// Update runs fn as an optimistic transaction on queue. fn reads records with
+// Update runs fn as an optimistic transaction on queue of client c. fn reads records with
 // [Tx.Get] and [Tx.GetMany] and buffers writes ([Tx.Put], [Tx.Delete],
 // [Tx.Append]); the commit is one atomic script on the queue's slot that
 // writes everything only if every record read still holds what fn saw and
@@ -77,9 +77,12 @@ func (tx *Tx) reportAppends(ctx context.Context, err error) {
 // appends to a busy stream conflict only when another writer appended above
 // the ids this attempt minted.
 //
-// Update returns [ErrConflict] after opts.Attempts conflicting commits, a
-// [*NameError] for a bad queue, and the errors of fn's reads and writes.
-func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.Context, tx *Tx) error, opts *UpdateOpts) error {
+// Update returns [echomq.ErrConflict] after opts.Attempts conflicting
+// commits, an [*echomq.NameError] for a bad queue, and the errors of fn's
+// reads and writes. The appends of a commit are reported to the client's
+// [echomq.AppendHook]s once the commit wrote them (the AppendPrepareHooks
+// do not see them: a transaction's fields go out as fn wrote them).
+func Update(ctx context.Context, c *echomq.Client, queue string, fn func(ctx context.Context, tx *Tx) error, opts *UpdateOpts) error {
 	if err := keyspace.Queue(queue); err != nil {
 		return opError("update", queue, err)
 	}
@@ -87,15 +90,16 @@ func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.C
 	if opts != nil && opts.Attempts > 0 {
 		attempts = opts.Attempts
 	}
+	hooks := echomq.HooksOf[echomq.AppendHook](c)
 	for attempt := range attempts {
-		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, floor: map[string]EntryID{}, retry: attempt > 0}
+		tx := &Tx{c: c, queue: queue, seen: map[string]int{}, floor: map[string]echomq.EntryID{}, retry: attempt > 0, hooks: hooks}
 		if err := fn(ctx, tx); err != nil {
 			return err
 		}
 		if len(tx.ops) == 0 {
 			return nil
 		}
-		ok, err := c.conn.Commit(ctx, tx.reads, tx.ops)
+		ok, err := clientconn.Of(c).Commit(ctx, tx.reads, tx.ops)
 		if err != nil {
 			err = opError("update", queue, err)
 			tx.reportAppends(ctx, err)
@@ -106,7 +110,7 @@ func (c *Client) Update(ctx context.Context, queue string, fn func(ctx context.C
 			return nil
 		}
 	}
-	return opError("update", queue, fmt.Errorf("%w after %d attempts", ErrConflict, attempts))
+	return opError("update", queue, fmt.Errorf("%w after %d attempts", echomq.ErrConflict, attempts))
 }
 
 // Get reads a record. The commit checks that it still holds what was read;
@@ -133,7 +137,7 @@ func (tx *Tx) GetMany(ctx context.Context, table string, keys ...string) ([][]by
 	if len(full) == 0 {
 		return nil, nil, nil
 	}
-	vals, ok, err := tx.c.conn.MGet(ctx, full...)
+	vals, ok, err := clientconn.Of(tx.c).MGet(ctx, full...)
 	if err != nil {
 		return nil, nil, opError("tx get", table, err)
 	}
@@ -161,7 +165,7 @@ func (tx *Tx) Put(table, key string, value []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.c.checkFields(Fields{key, string(value)}); err != nil {
+	if err := clientconn.CheckAppend(tx.c, "", []string{key, string(value)}); err != nil {
 		return err // a value the engine would drop the connection over
 	}
 	tx.ops = append(tx.ops, wire.SetOp(rk, string(value)))
@@ -196,39 +200,34 @@ func (tx *Tx) Delete(table, key string) error {
 // above the top the way the append script chooses them (never running ahead
 // of the engine's clock, never moving the minter). The first attempt costs
 // no extra round trip.
-func (tx *Tx) Append(ctx context.Context, stream string, f Fields) (ID, error) {
+func (tx *Tx) Append(ctx context.Context, stream string, f echomq.Fields) (echomq.ID, error) {
 	s := tx.c.Stream(tx.queue, stream)
-	if s.err != nil {
-		return ID{}, opError("tx append", stream, s.err)
+	if err := s.Err(); err != nil {
+		return echomq.ID{}, opError("tx append", stream, err)
 	}
-	if err := tx.c.checkFields(f); err != nil {
-		return ID{}, opError("tx append", s.key, err)
+	if err := clientconn.CheckAppend(tx.c, s.Key(), f); err != nil {
+		return echomq.ID{}, opError("tx append", s.Key(), err)
 	}
-	if err := tx.c.budgets.check(s.key); err != nil {
-		return ID{}, opError("tx append", s.key, err)
-	}
-	floor, known := tx.floor[s.key]
+	floor, known := tx.floor[s.Key()]
 	if tx.retry && !known {
-		info, ok, err := tx.c.conn.XInfoStream(ctx, s.key)
+		info, ok, err := clientconn.Of(tx.c).XInfoStream(ctx, s.Key())
 		if err != nil {
-			return ID{}, opError("tx append", s.key, err)
+			return echomq.ID{}, opError("tx append", s.Key(), err)
 		}
 		if ok {
-			if floor, err = ParseEntryID(info.LastGeneratedID); err != nil {
-				return ID{}, opError("tx append", s.key, err)
+			if floor, err = echomq.ParseEntryID(info.LastGeneratedID); err != nil {
+				return echomq.ID{}, opError("tx append", s.Key(), err)
 			}
 		}
 	}
-	id, err := tx.c.mint(ctx, tx.queue, BrandEvent)
-	if err == nil {
-		id, err = tx.c.above(ctx, tx.queue, floor, id)
-	}
+	minted, err := clientconn.MintAbove(ctx, tx.c, tx.queue, floor)
 	if err != nil {
-		return ID{}, opError("tx append", s.key, err)
+		return echomq.ID{}, opError("tx append", s.Key(), err)
 	}
-	tx.floor[s.key] = id.EntryID()
-	tx.ops = append(tx.ops, wire.XAddOp(s.key, id.EntryID().String(), id.String(), f))
-	if len(tx.c.hooks.append) > 0 {
+	id := minted.(echomq.ID)
+	tx.floor[s.Key()] = id.EntryID()
+	tx.ops = append(tx.ops, wire.XAddOp(s.Key(), id.EntryID().String(), id.String(), f))
+	if len(tx.hooks) > 0 {
 		tx.sent = append(tx.sent, txAppend{s: s, id: id, start: time.Now()})
 	}
 	return id, nil
@@ -242,4 +241,13 @@ func (tx *Tx) recordKey(table, key string) (string, error) {
 		return "", opError("tx", table, err)
 	}
 	return keyspace.RecordKeyOf(tx.queue, table, key), nil
+}
+
+// opError wraps err in an [*echomq.OpError], as every verb of the root
+// package does; nil stays nil.
+func opError(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &echomq.OpError{Op: op, Key: key, Err: err}
 }

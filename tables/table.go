@@ -1,30 +1,35 @@
-package echomq
+// Package tables keeps small records (bytes by key) in named tables of a
+// queue, for the state a program keeps beside its streams: rooms, wallets,
+// games. Records are read with a [Table] and changed atomically, together
+// with stream appends, by [Update].
+//
+// Each record is the string "emq:{q}:rec:<table>:<key>"; the set
+// "emq:{q}:rec:<table>" lists the table's keys (docs/keyspace.md).
+package tables
 
 import (
 	"context"
 	"iter"
 	"slices"
 
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/keyspace"
 )
 
-// Table is a named set of small records (bytes by key) in one queue, for the
-// state a program keeps beside its streams: rooms, wallets, games. Records
-// are read here and changed atomically, together with stream appends, in
-// [Client.Update]. Table and record key names match [A-Za-z0-9._-]{1,128}.
-//
-// Each record is the string "emq:{q}:rec:<table>:<key>"; the set
-// "emq:{q}:rec:<table>" lists the table's keys.
+// Table is a named set of small records in one queue. Records are read
+// here and changed in [Update]. Table and record key names match
+// [A-Za-z0-9._-]{1,128}.
 type Table struct {
-	c     *Client
+	c     *echomq.Client
 	queue string
 	name  string
 	err   error
 }
 
-// Table returns the handle of table name in queue; a bad name is reported by
-// every method, before any I/O.
-func (c *Client) Table(queue, name string) *Table {
+// New returns the handle of table name in queue of client c; a bad name is
+// reported by every method, before any I/O.
+func New(c *echomq.Client, queue, name string) *Table {
 	t := &Table{c: c, queue: queue, name: name}
 	if err := keyspace.Queue(queue); err != nil {
 		t.err = err
@@ -42,7 +47,7 @@ func (t *Table) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	if err := t.check(key); err != nil {
 		return nil, false, err
 	}
-	v, ok, err := t.c.conn.Get(ctx, keyspace.RecordKeyOf(t.queue, t.name, key))
+	v, ok, err := clientconn.Of(t.c).Get(ctx, keyspace.RecordKeyOf(t.queue, t.name, key))
 	if err != nil || !ok {
 		return nil, false, opError("table get", t.name, err)
 	}
@@ -54,7 +59,7 @@ func (t *Table) Keys(ctx context.Context) ([]string, error) {
 	if t.err != nil {
 		return nil, opError("table keys", t.name, t.err)
 	}
-	keys, err := t.c.conn.SMembers(ctx, keyspace.TableIndexKey(t.queue, t.name))
+	keys, err := clientconn.Of(t.c).SMembers(ctx, keyspace.TableIndexKey(t.queue, t.name))
 	if err != nil {
 		return nil, opError("table keys", t.name, err)
 	}
@@ -82,7 +87,7 @@ func (t *Table) All(ctx context.Context) iter.Seq2[Record, error] {
 			for i, k := range batch {
 				full[i] = keyspace.RecordKeyOf(t.queue, t.name, k)
 			}
-			vals, ok, err := t.c.conn.MGet(ctx, full...)
+			vals, ok, err := clientconn.Of(t.c).MGet(ctx, full...)
 			if err != nil {
 				yield(Record{}, opError("table all", t.name, err))
 				return

@@ -1,4 +1,4 @@
-package echomq_test
+package tables_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
+	"github.com/echomq/echomq/tables"
 )
 
 func TestUpdateServer(t *testing.T) {
@@ -51,9 +53,9 @@ func runUpdate(t *testing.T, open target) {
 func testTxWrongTypeStream(t *testing.T, c *echomq.Client, q string) {
 	ctx := context.Background()
 	bad := c.Stream(q, "not-a-stream")
-	_, err := c.Do(ctx, "SET", bad.Key(), "a string")
+	_, err := rawcmd.Do(ctx, c, "SET", bad.Key(), "a string")
 	require.NoError(t, err)
-	err = c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	err = tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		if err := tx.Put("wallets", "ann", []byte("5")); err != nil {
 			return err
 		}
@@ -61,12 +63,12 @@ func testTxWrongTypeStream(t *testing.T, c *echomq.Client, q string) {
 		return err
 	}, nil)
 	require.ErrorIs(t, err, echomq.ErrWrongType)
-	_, found, err := c.Table(q, "wallets").Get(ctx, "ann")
+	_, found, err := tables.New(c, q, "wallets").Get(ctx, "ann")
 	require.NoError(t, err)
 	require.False(t, found, "nothing written")
 
 	var receipt echomq.ID
-	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		var err error
 		receipt, err = tx.Append(ctx, "fresh", echomq.F("k", "v"))
 		return err
@@ -87,14 +89,14 @@ func testTxManyReads(t *testing.T, c *echomq.Client, q string) {
 		keys[i] = "k" + strconv.Itoa(i)
 	}
 	runs := 0
-	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		runs++
 		if _, _, err := tx.GetMany(ctx, "many", keys...); err != nil {
 			return err
 		}
 		if runs == 1 {
 			// Another writer creates a record this run read as absent.
-			if err := c.Update(ctx, q, func(_ context.Context, other *echomq.Tx) error {
+			if err := tables.Update(ctx, c, q, func(_ context.Context, other *tables.Tx) error {
 				return other.Put("many", keys[1100], []byte("theirs"))
 			}, nil); err != nil {
 				return err
@@ -103,7 +105,7 @@ func testTxManyReads(t *testing.T, c *echomq.Client, q string) {
 		return tx.Put("many", "done", []byte(strconv.Itoa(runs)))
 	}, nil))
 	require.Equal(t, 2, runs, "the changed read made the transaction run again")
-	v, found, err := c.Table(q, "many").Get(ctx, "done")
+	v, found, err := tables.New(c, q, "many").Get(ctx, "done")
 	require.NoError(t, err)
 	require.True(t, found)
 	require.Equal(t, "2", string(v))
@@ -115,7 +117,7 @@ var errInsufficient = errors.New("insufficient balance")
 // to take a balance below zero.
 func transfer(ctx context.Context, c *echomq.Client, q, from, to string, amount int) (echomq.ID, error) {
 	var receipt echomq.ID
-	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	err := tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		bal := func(who string) (int, error) {
 			raw, _, err := tx.Get(ctx, "wallets", who)
 			if err != nil || raw == nil {
@@ -142,14 +144,14 @@ func transfer(ctx context.Context, c *echomq.Client, q, from, to string, amount 
 		}
 		receipt, err = tx.Append(ctx, "ledger", echomq.F("from", from, "to", to, "amount", strconv.Itoa(amount)))
 		return err
-	}, &echomq.UpdateOpts{Attempts: 1000})
+	}, &tables.UpdateOpts{Attempts: 1000})
 	return receipt, err
 }
 
 func testTransfers(t *testing.T, c *echomq.Client, q string) {
 	const wallets, start, workers, each = 5, 100, 8, 40
 	for i := range wallets {
-		require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+		require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 			return tx.Put("wallets", fmt.Sprint("w", i), []byte(strconv.Itoa(start)))
 		}, nil))
 	}
@@ -181,7 +183,7 @@ func testTransfers(t *testing.T, c *echomq.Client, q string) {
 	}
 	wg.Wait()
 	total := 0
-	for rec, err := range c.Table(q, "wallets").All(ctx) {
+	for rec, err := range tables.New(c, q, "wallets").All(ctx) {
 		require.NoError(t, err)
 		n, err := strconv.Atoi(string(rec.Value))
 		require.NoError(t, err)
@@ -198,14 +200,14 @@ func testTransfers(t *testing.T, c *echomq.Client, q string) {
 
 func testTxErrorWritesNothing(t *testing.T, c *echomq.Client, q string) {
 	boom := errors.New("boom")
-	err := c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	err := tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		require.NoError(t, tx.Put("t", "k", []byte("v")))
 		_, err := tx.Append(ctx, "s", echomq.F("a", "b"))
 		require.NoError(t, err)
 		return boom
 	}, nil)
 	require.ErrorIs(t, err, boom)
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	// The node id the append minted under is leased in the queue (the
 	// client's own key, not the transaction's); nothing else is there.
@@ -229,10 +231,10 @@ func testTxAppendsInterleave(t *testing.T, c *echomq.Client, q string) {
 					require.NoError(t, err)
 					continue
 				}
-				require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+				require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 					_, err := tx.Append(ctx, "mixed", echomq.F("tx", strconv.Itoa(i)))
 					return err
-				}, &echomq.UpdateOpts{Attempts: 1000}))
+				}, &tables.UpdateOpts{Attempts: 1000}))
 			}
 		})
 	}
@@ -246,39 +248,39 @@ func testTxAppendsInterleave(t *testing.T, c *echomq.Client, q string) {
 func testTxBadInput(t *testing.T, c *echomq.Client, q string) {
 	for _, tc := range []struct {
 		name string
-		fn   func(ctx context.Context, tx *echomq.Tx) error
+		fn   func(ctx context.Context, tx *tables.Tx) error
 		want error
 	}{
-		{"bad table", func(ctx context.Context, tx *echomq.Tx) error { return tx.Put("a:b", "k", nil) }, echomq.ErrInvalidName},
-		{"bad key", func(ctx context.Context, tx *echomq.Tx) error { _, _, err := tx.Get(ctx, "t", "k{x}"); return err }, echomq.ErrInvalidName},
-		{"empty key", func(ctx context.Context, tx *echomq.Tx) error { return tx.Delete("t", "") }, echomq.ErrInvalidName},
-		{"bad stream", func(ctx context.Context, tx *echomq.Tx) error {
+		{"bad table", func(ctx context.Context, tx *tables.Tx) error { return tx.Put("a:b", "k", nil) }, echomq.ErrInvalidName},
+		{"bad key", func(ctx context.Context, tx *tables.Tx) error { _, _, err := tx.Get(ctx, "t", "k{x}"); return err }, echomq.ErrInvalidName},
+		{"empty key", func(ctx context.Context, tx *tables.Tx) error { return tx.Delete("t", "") }, echomq.ErrInvalidName},
+		{"bad stream", func(ctx context.Context, tx *tables.Tx) error {
 			_, err := tx.Append(ctx, "s:archived", nil)
 			return err
 		}, echomq.ErrInvalidName},
-		{"reserved field", func(ctx context.Context, tx *echomq.Tx) error {
+		{"reserved field", func(ctx context.Context, tx *tables.Tx) error {
 			_, err := tx.Append(ctx, "s", echomq.F("id", "1"))
 			return err
 		}, echomq.ErrReservedField},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.ErrorIs(t, c.Update(ctx, q, tc.fn, nil), tc.want)
+			require.ErrorIs(t, tables.Update(ctx, c, q, tc.fn, nil), tc.want)
 		})
 	}
-	require.ErrorIs(t, c.Update(ctx, "emq", func(context.Context, *echomq.Tx) error { return nil }, nil), echomq.ErrInvalidName)
-	_, _, err := c.Table(q, "bad name").Get(ctx, "k")
+	require.ErrorIs(t, tables.Update(ctx, c, "emq", func(context.Context, *tables.Tx) error { return nil }, nil), echomq.ErrInvalidName)
+	_, _, err := tables.New(c, q, "bad name").Get(ctx, "k")
 	require.ErrorIs(t, err, echomq.ErrInvalidName)
-	keys, err := c.Do(ctx, "KEYS", "emq:{"+q+"}:*")
+	keys, err := rawcmd.Do(ctx, c, "KEYS", "emq:{"+q+"}:*")
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing was written")
 }
 
 func testTable(t *testing.T, c *echomq.Client, q string) {
-	tb := c.Table(q, "rooms")
+	tb := tables.New(c, q, "rooms")
 	_, ok, err := tb.Get(ctx, "ROM1")
 	require.NoError(t, err)
 	require.False(t, ok)
-	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error {
+	require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error {
 		for i := range 150 {
 			if err := tx.Put("rooms", fmt.Sprintf("ROM%03d", i), []byte(fmt.Sprint("room ", i))); err != nil {
 				return err
@@ -290,7 +292,7 @@ func testTable(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, "room 7", string(v))
-	require.NoError(t, c.Update(ctx, q, func(ctx context.Context, tx *echomq.Tx) error { return tx.Delete("rooms", "ROM007") }, nil))
+	require.NoError(t, tables.Update(ctx, c, q, func(ctx context.Context, tx *tables.Tx) error { return tx.Delete("rooms", "ROM007") }, nil))
 	keys, err := tb.Keys(ctx)
 	require.NoError(t, err)
 	require.Len(t, keys, 149)

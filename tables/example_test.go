@@ -1,4 +1,4 @@
-package echomq_test
+package tables_test
 
 import (
 	"context"
@@ -7,17 +7,18 @@ import (
 	"strconv"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/tables"
 )
 
 // A wallet debit and its ledger row commit together or not at all, and a
 // concurrent change to the wallet makes the transaction run again.
-func ExampleClient_Update() {
+func ExampleUpdate() {
 	ctx := context.Background()
 	client := exampleClient()
 	defer client.Close()
 
 	debit := func(player string, amount int) error {
-		return client.Update(ctx, "cm", func(ctx context.Context, tx *echomq.Tx) error {
+		return tables.Update(ctx, client, "cm", func(ctx context.Context, tx *tables.Tx) error {
 			raw, _, err := tx.Get(ctx, "wallets", player)
 			if err != nil {
 				return err
@@ -33,13 +34,13 @@ func ExampleClient_Update() {
 			return err
 		}, nil)
 	}
-	_ = client.Update(ctx, "cm", func(ctx context.Context, tx *echomq.Tx) error {
+	_ = tables.Update(ctx, client, "cm", func(ctx context.Context, tx *tables.Tx) error {
 		return tx.Put("wallets", "PLR1", []byte("10"))
 	}, nil)
 
 	fmt.Println(debit("PLR1", 7))
 	fmt.Println(debit("PLR1", 7))
-	balance, _, _ := client.Table("cm", "wallets").Get(ctx, "PLR1")
+	balance, _, _ := tables.New(client, "cm", "wallets").Get(ctx, "PLR1")
 	rows, _ := client.Stream("cm", "ledger").Read(ctx, echomq.All, nil)
 	fmt.Println(string(balance), len(rows))
 	// Output:
