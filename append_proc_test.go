@@ -102,9 +102,11 @@ func runWriters(t *testing.T, url, queue, stream, mode string, nodes []int, runF
 	start := time.Now().Add(time.Second).UnixMilli() // every child is up by then
 	envs := make([][]string, len(nodes))
 	for i, n := range nodes {
-		envs[i] = append([]string{appendHelperEnv + "=1", "EMQ_AW_URL=" + url, "EMQ_AW_QUEUE=" + queue,
+		envs[i] = append([]string{
+			appendHelperEnv + "=1", "EMQ_AW_URL=" + url, "EMQ_AW_QUEUE=" + queue,
 			"EMQ_AW_STREAM=" + stream, "EMQ_AW_NODE=" + strconv.Itoa(n), "EMQ_AW_MODE=" + mode,
-			"EMQ_AW_FOR=" + runFor.String(), "EMQ_AW_START=" + strconv.FormatInt(start, 10)}, extra...)
+			"EMQ_AW_FOR=" + runFor.String(), "EMQ_AW_START=" + strconv.FormatInt(start, 10),
+		}, extra...)
 	}
 	runs := make([]writerRun, len(nodes))
 	for i, file := range runChildren(t, "TestAppendHelperProcess", "EMQ_AW_FILE", envs) {

@@ -45,8 +45,10 @@ func BenchmarkAppendBatchWriters(b *testing.B) {
 		ours := func(n int) error {
 			return echomqtest.FanOut(g, n/benchBatch, func() error { _, err := s.AppendBatch(ctx, records); return err })
 		}
-		args := []string{"-h", u.Hostname(), "-p", u.Port(), "-c", strconv.Itoa(g), "-P", strconv.Itoa(benchBatch), "-q",
-			"XADD", rbKey, "*"}
+		args := []string{
+			"-h", u.Hostname(), "-p", u.Port(), "-c", strconv.Itoa(g), "-P", strconv.Itoa(benchBatch), "-q",
+			"XADD", rbKey, "*",
+		}
 		args = append(args, benchPayload...)
 		redisBenchmark := func(n int) error {
 			out, err := exec.Command(rb, append([]string{"-n", strconv.Itoa(n)}, args...)...).CombinedOutput()

@@ -18,8 +18,10 @@ import (
 func TestStreamBudget(t *testing.T) {
 	t.Parallel()
 	q := echomqtest.Queue(t)
-	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), BudgetInterval: 20 * time.Millisecond,
-		Budgets: []echomq.StreamBudget{{Queue: q, Stream: "bounded", MaxEntries: 50}, {Queue: q, Stream: "sized", MaxBytes: 64 << 10}}})
+	c := connect(t, echomq.Config{
+		URL: echomqtest.Shared(t).URL(), BudgetInterval: 20 * time.Millisecond,
+		Budgets: []echomq.StreamBudget{{Queue: q, Stream: "bounded", MaxEntries: 50}, {Queue: q, Stream: "sized", MaxBytes: 64 << 10}},
+	})
 	s := c.Stream(q, "bounded")
 	for i := range 50 {
 		_, err := s.Append(ctx, echomq.F("i", itoa(i)))

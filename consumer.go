@@ -162,8 +162,10 @@ func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
 	}
 	start, _ := cfg.Start.entryID()
 	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
-	cs := &Consumer{c: c, cfg: cfg, s: s, start: start,
-		from: origin{name: cfg.Stream, key: s.key}}
+	cs := &Consumer{
+		c: c, cfg: cfg, s: s, start: start,
+		from: origin{name: cfg.Stream, key: s.key},
+	}
 	cs.e = newConsumerEngine(c, log, cs, consumerSpec{
 		name: "echomq: consumer", op: "consume", target: s.key,
 		queue: cfg.Queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,

@@ -47,7 +47,8 @@ func BenchmarkConsumer(b *testing.B) {
 	run := func(b *testing.B, svc interface {
 		Start(context.Context) error
 		Stop(context.Context) error
-	}, done <-chan struct{}) {
+	}, done <-chan struct{},
+	) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		cpu0 := cpuTime(b)
@@ -78,8 +79,10 @@ func BenchmarkConsumer(b *testing.B) {
 		stream := "c" + strconv.FormatInt(consumerBenchRuns.Add(1), 10)
 		prefill(b, stream, b.N)
 		handle, done := counter(b.N)
-		c, err := e.emq.Consumer(echomq.ConsumerConfig{Queue: e.q, Stream: stream, Group: "g", Start: echomq.StartHead,
-			Concurrency: 4, Handle: handle, Logger: quiet})
+		c, err := e.emq.Consumer(echomq.ConsumerConfig{
+			Queue: e.q, Stream: stream, Group: "g", Start: echomq.StartHead,
+			Concurrency: 4, Handle: handle, Logger: quiet,
+		})
 		require.NoError(b, err)
 		run(b, c, done)
 	})
@@ -89,8 +92,10 @@ func BenchmarkConsumer(b *testing.B) {
 		prefill(b, a, (b.N+1)/2)
 		prefill(b, z, b.N/2)
 		handle, done := counter(b.N)
-		c, err := e.emq.SetConsumer(echomq.SetConsumerConfig{Set: e.emq.Streams(e.q, a, z), Group: "g", Start: echomq.StartHead,
-			Settle: 10 * time.Millisecond, Handle: handle, Logger: quiet})
+		c, err := e.emq.SetConsumer(echomq.SetConsumerConfig{
+			Set: e.emq.Streams(e.q, a, z), Group: "g", Start: echomq.StartHead,
+			Settle: 10 * time.Millisecond, Handle: handle, Logger: quiet,
+		})
 		require.NoError(b, err)
 		run(b, c, done)
 	})

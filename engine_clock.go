@@ -238,6 +238,8 @@ type appendCounters struct {
 // AppendStats returns the client's append counters.
 func (c *Client) AppendStats() AppendStats {
 	s := &c.astats
-	return AppendStats{Records: s.records.Load(), Plain: s.plain.Load(), Scripts: s.scripts.Load(),
-		Refused: s.refused.Load(), Arbitrated: s.arbitrated.Load(), Contended: s.contended.Load()}
+	return AppendStats{
+		Records: s.records.Load(), Plain: s.plain.Load(), Scripts: s.scripts.Load(),
+		Refused: s.refused.Load(), Arbitrated: s.arbitrated.Load(), Contended: s.contended.Load(),
+	}
 }

@@ -35,13 +35,15 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 
 	var mu sync.Mutex
 	handled := map[echomq.ID]bool{}
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "s", Group: "g", Name: "c1", Start: echomq.StartHead,
+	cons, err := c.Consumer(echomq.ConsumerConfig{
+		Queue: q, Stream: "s", Group: "g", Name: "c1", Start: echomq.StartHead,
 		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error {
 			mu.Lock()
 			handled[d.ID] = true
 			mu.Unlock()
 			return nil
-		}})
+		},
+	})
 	require.NoError(t, err)
 	require.NoError(t, cons.Start(ctx))
 	t.Cleanup(func() { require.NoError(t, cons.Stop(context.Background())) })
@@ -195,8 +197,10 @@ func TestFullEngineVerbs(t *testing.T) {
 
 	// A consumer (re)starting on the existing group reads and acknowledges.
 	got := make(chan echomq.ID, len(ids))
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "s", Group: "g", Name: "c1", Start: echomq.StartHead,
-		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error { got <- d.ID; return nil }})
+	cons, err := c.Consumer(echomq.ConsumerConfig{
+		Queue: q, Stream: "s", Group: "g", Name: "c1", Start: echomq.StartHead,
+		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error { got <- d.ID; return nil },
+	})
 	require.NoError(t, err)
 	require.NoError(t, cons.Start(ctx))
 	for range ids {

@@ -85,8 +85,10 @@ func TestEngineWatcher(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	var logs syncBuffer
-	c := connect(t, echomq.Config{URL: srv.URL(), EngineCheckInterval: 20 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	c := connect(t, echomq.Config{
+		URL: srv.URL(), EngineCheckInterval: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+	})
 	require.Equal(t, echomq.PolicyNoEviction, c.Engine().Policy)
 	_, err := rawcmd.Do(ctx, c, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
 	require.NoError(t, err)

@@ -155,7 +155,8 @@ func ExampleRetryAfter() {
 
 	_, _ = client.Stream("cm", "guess-scored").Append(ctx, echomq.F("points", "480"))
 	done := make(chan struct{})
-	c, _ := client.Consumer(echomq.ConsumerConfig{Queue: "cm", Stream: "guess-scored", Group: "notify", Start: echomq.StartHead,
+	c, _ := client.Consumer(echomq.ConsumerConfig{
+		Queue: "cm", Stream: "guess-scored", Group: "notify", Start: echomq.StartHead,
 		Beat: 10 * time.Millisecond, MinIdle: time.Hour,
 		Handle: func(_ context.Context, d echomq.Delivery) error {
 			if d.Attempts == 1 {
@@ -165,7 +166,8 @@ func ExampleRetryAfter() {
 			fmt.Println("delivered again")
 			close(done)
 			return nil
-		}})
+		},
+	})
 	_ = c.Start(ctx)
 	<-done
 	_ = c.Stop(ctx)

@@ -74,7 +74,8 @@ func ExampleTyped_Handler() {
 
 	done := make(chan struct{})
 	seen := 0
-	c, err := client.Consumer(echomq.ConsumerConfig{Queue: "cm", Stream: "room-opened", Group: "lobby", Start: echomq.StartHead,
+	c, err := client.Consumer(echomq.ConsumerConfig{
+		Queue: "cm", Stream: "room-opened", Group: "lobby", Start: echomq.StartHead,
 		Beat: 10 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		Handle: rooms.Handler(func(_ context.Context, d echomq.TypedDelivery[RoomOpened]) error {
 			fmt.Println("opened", d.Value.Room, "with", d.Value.Seats, "seats")
@@ -82,7 +83,8 @@ func ExampleTyped_Handler() {
 				close(done)
 			}
 			return nil
-		})})
+		}),
+	})
 	if err != nil {
 		panic(err)
 	}

@@ -103,8 +103,10 @@ func TestLeaseHelperProcess(t *testing.T) {
 		t.Skip("runs only as a minting child process")
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_LH_URL"), NodeLeaseTTL: leaseTTL,
-		Logger: quiet, CallTimeout: time.Second})
+	c, err := echomq.Connect(context.Background(), echomq.Config{
+		URL: os.Getenv("EMQ_LH_URL"), NodeLeaseTTL: leaseTTL,
+		Logger: quiet, CallTimeout: time.Second,
+	})
 	require.NoError(t, err)
 	defer c.Close()
 	s := c.Stream(os.Getenv("EMQ_LH_QUEUE"), "ev")

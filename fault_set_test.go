@@ -38,8 +38,10 @@ func TestSetFollowerResumesThroughEngineRestart(t *testing.T) {
 	streams := []*echomq.Stream{c.Stream(q, "ev-a"), c.Stream(q, "ev-b")}
 	const before, after = 20, 20
 	appendSetN(t, streams, 0, 2) // both streams exist before the first discovery
-	f, err := c.StreamsPrefix(q, "ev-").Follower(&echomq.SetFollowOpts{Start: echomq.StartHead, Block: time.Second,
-		Settle: 100 * time.Millisecond, Discover: 200 * time.Millisecond})
+	f, err := c.StreamsPrefix(q, "ev-").Follower(&echomq.SetFollowOpts{
+		Start: echomq.StartHead, Block: time.Second,
+		Settle: 100 * time.Millisecond, Discover: 200 * time.Millisecond,
+	})
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -88,9 +90,11 @@ func TestSetConsumerThroughEngineRestart(t *testing.T) {
 	streams := []*echomq.Stream{c.Stream(q, "a"), c.Stream(q, "b")}
 	const before, after = 20, 20
 	tally := newFollowTally(4 * (before + after)) // at least once: room for repeats
-	sc, err := c.SetConsumer(echomq.SetConsumerConfig{Set: c.Streams(q, "a", "b"), Group: "g", Start: echomq.StartHead,
+	sc, err := c.SetConsumer(echomq.SetConsumerConfig{
+		Set: c.Streams(q, "a", "b"), Group: "g", Start: echomq.StartHead,
 		Beat: 500 * time.Millisecond, Settle: 100 * time.Millisecond,
-		Handle: func(_ context.Context, d echomq.Delivery) error { tally.add(d.Fields[1]); return nil }})
+		Handle: func(_ context.Context, d echomq.Delivery) error { tally.add(d.Fields[1]); return nil },
+	})
 	require.NoError(t, err)
 	require.NoError(t, sc.Start(context.Background()))
 	appendSetN(t, streams, 0, before)
@@ -130,8 +134,10 @@ func TestSetConsumerStopsOnPermanentError(t *testing.T) {
 	q := echomqtest.Queue(t)
 	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
-	sc, err := c.SetConsumer(echomq.SetConsumerConfig{Set: c.Streams(q, "plain", "other"), Group: "g", Start: echomq.StartHead,
-		Handle: func(context.Context, echomq.Delivery) error { return nil }})
+	sc, err := c.SetConsumer(echomq.SetConsumerConfig{
+		Set: c.Streams(q, "plain", "other"), Group: "g", Start: echomq.StartHead,
+		Handle: func(context.Context, echomq.Delivery) error { return nil },
+	})
 	require.NoError(t, err)
 	err = sc.Run(context.Background())
 	require.ErrorIs(t, err, echomq.ErrWrongType)

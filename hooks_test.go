@@ -94,9 +94,11 @@ func (r *recorder) snapshot() recorder {
 	defer r.mu.Unlock()
 	calls := make(map[string]int, len(r.calls))
 	maps.Copy(calls, r.calls)
-	return recorder{calls: calls, appends: append([]echomq.AppendInfo(nil), r.appends...), reads: append([]echomq.ReadInfo(nil), r.reads...),
+	return recorder{
+		calls: calls, appends: append([]echomq.AppendInfo(nil), r.appends...), reads: append([]echomq.ReadInfo(nil), r.reads...),
 		delivers: append([]echomq.DeliverInfo(nil), r.delivers...), acks: append([]echomq.AckInfo(nil), r.acks...),
-		deads: append([]echomq.DeadLetterInfo(nil), r.deads...), trims: append([]echomq.TrimInfo(nil), r.trims...), prepared: r.prepared}
+		deads: append([]echomq.DeadLetterInfo(nil), r.deads...), trims: append([]echomq.TrimInfo(nil), r.trims...), prepared: r.prepared,
+	}
 }
 
 func TestHooksAppendReadTrim(t *testing.T) {

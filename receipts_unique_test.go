@@ -62,8 +62,10 @@ func TestReceiptHelperProcess(t *testing.T) {
 	offMs, err := strconv.Atoi(os.Getenv("EMQ_RU_OFFSET_MS"))
 	require.NoError(t, err)
 	off := time.Duration(offMs) * time.Millisecond
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_RU_URL"), NodeID: new(node),
-		Clock: func() time.Time { return time.Now().Add(off) }})
+	client, err := echomq.Connect(context.Background(), echomq.Config{
+		URL: os.Getenv("EMQ_RU_URL"), NodeID: new(node),
+		Clock: func() time.Time { return time.Now().Add(off) },
+	})
 	require.NoError(t, err)
 	defer client.Close()
 	var streams []*echomq.Stream
@@ -141,10 +143,12 @@ func runReceiptWriters(t *testing.T, url, queue string, shared []string, writers
 	envs := make([][]string, len(writers))
 	for i, w := range writers {
 		streams := append(slices.Clone(shared), "own-"+strconv.Itoa(w.node))
-		envs[i] = []string{receiptHelperEnv + "=1", "EMQ_RU_URL=" + url, "EMQ_RU_QUEUE=" + queue,
+		envs[i] = []string{
+			receiptHelperEnv + "=1", "EMQ_RU_URL=" + url, "EMQ_RU_QUEUE=" + queue,
 			"EMQ_RU_STREAMS=" + strings.Join(streams, ","), "EMQ_RU_NODE=" + strconv.Itoa(w.node), "EMQ_RU_MODE=" + w.mode,
 			"EMQ_RU_OFFSET_MS=" + strconv.FormatInt(w.offset.Milliseconds(), 10), "EMQ_RU_FOR=" + runFor.String(),
-			"EMQ_RU_START=" + strconv.FormatInt(start, 10)}
+			"EMQ_RU_START=" + strconv.FormatInt(start, 10),
+		}
 	}
 	runs := make([]receiptRun, len(writers))
 	for i, file := range runChildren(t, "TestReceiptHelperProcess", "EMQ_RU_FILE", envs) {
@@ -322,8 +326,10 @@ func TestOnceOverContendedStreams(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	var consumers sync.WaitGroup
 	for _, name := range names {
-		cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: name, Group: "g", Start: echomq.StartHead,
-			Handle: h, Concurrency: 8, Beat: 100 * time.Millisecond})
+		cons, err := c.Consumer(echomq.ConsumerConfig{
+			Queue: q, Stream: name, Group: "g", Start: echomq.StartHead,
+			Handle: h, Concurrency: 8, Beat: 100 * time.Millisecond,
+		})
 		require.NoError(t, err)
 		consumers.Go(func() { assertNoError(t, cons.Run(runCtx)) })
 	}

@@ -221,8 +221,10 @@ func TestContendedScriptReceipts(t *testing.T) {
 		// clock. The clock is read again: on a loaded machine the cases
 		// above can outlast a lead.
 		ahead := engineMs(t, c) + 3000 // within MaxSkew (5 s)
-		for i, top := range []EntryID{mk(ahead, node, 9), mk(ahead, 901, MaxSeq), mk(ahead, 3, 0), mk(ahead, EngineNode, 100),
-			mk(ahead, EngineNode, 2048), mk(ahead+1, EngineNode, MaxSeq-1), mk(ahead+2, EngineNode, MaxSeq)} {
+		for i, top := range []EntryID{
+			mk(ahead, node, 9), mk(ahead, 901, MaxSeq), mk(ahead, 3, 0), mk(ahead, EngineNode, 100),
+			mk(ahead, EngineNode, 2048), mk(ahead+1, EngineNode, MaxSeq-1), mk(ahead+2, EngineNode, MaxSeq),
+		} {
 			lean, full := c.Stream(q, "lean"+strconv.Itoa(i)).Key(), c.Stream(q, "full"+strconv.Itoa(i)).Key()
 			putTop(t, c, lean, top)
 			putTop(t, c, full, top)

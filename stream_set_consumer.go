@@ -168,8 +168,10 @@ func (sc *SetConsumer) Stopped() <-chan struct{} { return sc.e.Stopped() }
 // Stats returns the consumer's counters.
 func (sc *SetConsumer) Stats() SetConsumerStats {
 	s := &sc.e.stats
-	return SetConsumerStats{Delivered: s.delivered.Load(), Acked: s.acked.Load(), Failed: s.failed.Load(),
-		Dead: s.dead.Load(), Reclaimed: s.reclaimed.Load(), Late: s.late.Load()}
+	return SetConsumerStats{
+		Delivered: s.delivered.Load(), Acked: s.acked.Load(), Failed: s.failed.Load(),
+		Dead: s.dead.Load(), Reclaimed: s.reclaimed.Load(), Late: s.late.Load(),
+	}
 }
 
 // setRun is one Run of a set consumer.

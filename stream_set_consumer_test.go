@@ -114,9 +114,11 @@ func TestSetConsumerRetriesAndDeadLetters(t *testing.T) {
 		}
 		return nil
 	}}
-	sc, err := c.SetConsumer(echomq.SetConsumerConfig{Set: c.Streams(q, "a", "b"), Group: "g", Name: "w", Start: echomq.StartHead,
+	sc, err := c.SetConsumer(echomq.SetConsumerConfig{
+		Set: c.Streams(q, "a", "b"), Group: "g", Name: "w", Start: echomq.StartHead,
 		Handle: rec.handle, Beat: 20 * time.Millisecond, MinIdle: 300 * time.Millisecond, MaxDeliveries: 2, Settle: 20 * time.Millisecond,
-		Logger: discardLog})
+		Logger: discardLog,
+	})
 	require.NoError(t, err)
 	require.NoError(t, sc.Start(ctx))
 	waitFor(t, "settled", func() bool {

@@ -23,8 +23,10 @@ func TestSetFollowerWaitsForUndiscoveredStreams(t *testing.T) {
 	a, b := c.Stream(q, "p-a"), c.Stream(q, "p-b")
 	_, err := a.Append(ctx, echomq.Fields{"n", "a1"})
 	require.NoError(t, err)
-	f, err := c.StreamsPrefix(q, "p-").Follower(&echomq.SetFollowOpts{Start: echomq.StartHead,
-		Settle: 100 * time.Millisecond, Discover: 3 * time.Second, Block: time.Second})
+	f, err := c.StreamsPrefix(q, "p-").Follower(&echomq.SetFollowOpts{
+		Start:  echomq.StartHead,
+		Settle: 100 * time.Millisecond, Discover: 3 * time.Second, Block: time.Second,
+	})
 	require.NoError(t, err)
 	fctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

@@ -24,9 +24,11 @@ import (
 // user may reach the keys and channels of queue and nothing else; every
 // command but the dangerous ones (INFO added back: Connect reads it).
 func tenantACL(user, pass, queue string) []string {
-	return []string{"ACL", "SETUSER", user, "reset", "on", ">" + pass,
+	return []string{
+		"ACL", "SETUSER", user, "reset", "on", ">" + pass,
 		"resetkeys", "~emq:{" + queue + "}:*", "resetchannels", "&emq:{" + queue + "}:*",
-		"+@all", "-@dangerous", "+info"}
+		"+@all", "-@dangerous", "+info",
+	}
 }
 
 // tenantURL is srv's URL with user's credentials.
@@ -146,7 +148,8 @@ func exerciseTenant(t *testing.T, c *echomq.Client, q string) {
 	var mu sync.Mutex
 	seen := map[echomq.ID]bool{}
 	done := make(chan struct{})
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "events", Group: "g", Start: echomq.StartHead,
+	cons, err := c.Consumer(echomq.ConsumerConfig{
+		Queue: q, Stream: "events", Group: "g", Start: echomq.StartHead,
 		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -155,7 +158,8 @@ func exerciseTenant(t *testing.T, c *echomq.Client, q string) {
 				close(done)
 			}
 			return nil
-		}})
+		},
+	})
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(ctx)
 	stopped := make(chan error, 1)

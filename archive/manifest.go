@@ -86,8 +86,10 @@ func (m *Manifest) Overlapping(r echomq.Range) []Segment {
 
 // next returns the manifest that adds segs on top of m.
 func (m *Manifest) next(segs []Segment, now time.Time) *Manifest {
-	n := &Manifest{Queue: m.Queue, Stream: m.Stream, Generation: m.Generation + 1,
-		Watermark: m.Watermark, Entries: m.Entries, Bytes: m.Bytes, CommittedAt: now.UTC()}
+	n := &Manifest{
+		Queue: m.Queue, Stream: m.Stream, Generation: m.Generation + 1,
+		Watermark: m.Watermark, Entries: m.Entries, Bytes: m.Bytes, CommittedAt: now.UTC(),
+	}
 	n.Segments = append(append(make([]Segment, 0, len(m.Segments)+len(segs)), m.Segments...), segs...)
 	for _, s := range segs {
 		n.Entries += s.Count
@@ -129,15 +131,19 @@ type segmentJSON struct {
 
 // encode renders the manifest as indented JSON.
 func (m *Manifest) encode() []byte {
-	j := manifestJSON{Format: manifestFormat, Queue: m.Queue, Stream: m.Stream, Generation: m.Generation,
-		Entries: m.Entries, Bytes: m.Bytes, CommittedAt: m.CommittedAt, Segments: make([]segmentJSON, len(m.Segments))}
+	j := manifestJSON{
+		Format: manifestFormat, Queue: m.Queue, Stream: m.Stream, Generation: m.Generation,
+		Entries: m.Entries, Bytes: m.Bytes, CommittedAt: m.CommittedAt, Segments: make([]segmentJSON, len(m.Segments)),
+	}
 	if m.HasWatermark() {
 		j.Watermark = m.Watermark.String()
 		j.WatermarkMs = int64(m.Watermark.EntryID().Ms)
 	}
 	for i, s := range m.Segments {
-		j.Segments[i] = segmentJSON{Name: s.Name, First: s.First.String(), Last: s.Last.String(),
-			FirstMs: int64(s.FirstEntry().Ms), LastMs: int64(s.LastEntry().Ms), Count: s.Count, Bytes: s.Bytes, CreatedAt: s.CreatedAt, SHA256: s.SHA256}
+		j.Segments[i] = segmentJSON{
+			Name: s.Name, First: s.First.String(), Last: s.Last.String(),
+			FirstMs: int64(s.FirstEntry().Ms), LastMs: int64(s.LastEntry().Ms), Count: s.Count, Bytes: s.Bytes, CreatedAt: s.CreatedAt, SHA256: s.SHA256,
+		}
 	}
 	j.Checksum = checksumPlaceholder
 	b, _ := json.MarshalIndent(j, "", "  ") // strings, ints and times only: cannot fail
@@ -185,8 +191,10 @@ func decodeManifest(name, q, s string, gen uint64, b []byte) (*Manifest, error) 
 	if keyspace.Queue(q) != nil || keyspace.Stream(s) != nil {
 		return bad("bad stream name %s/%s", q, s)
 	}
-	m := &Manifest{Queue: q, Stream: s, Generation: gen, Entries: j.Entries, Bytes: j.Bytes, CommittedAt: j.CommittedAt,
-		Segments: make([]Segment, len(j.Segments))}
+	m := &Manifest{
+		Queue: q, Stream: s, Generation: gen, Entries: j.Entries, Bytes: j.Bytes, CommittedAt: j.CommittedAt,
+		Segments: make([]Segment, len(j.Segments)),
+	}
 	var entries, size int64
 	for i, sj := range j.Segments {
 		first, err1 := echomq.ParseEventID(sj.First)

@@ -265,7 +265,8 @@ func TestProjectionAcrossSeam(t *testing.T) {
 	}
 	require.Equal(t, want, got)
 	windowed, err := projection.Fold(ctx, projection.Between(f.t0.Add(15*time.Second), f.t0.Add(24500*time.Millisecond)), projection.Projection[int]{
-		Apply: func(n int, _ projection.Event) int { return n + 1 }}, f.rd)
+		Apply: func(n int, _ projection.Event) int { return n + 1 },
+	}, f.rd)
 	require.NoError(t, err)
 	require.Equal(t, 30, windowed, "ten seconds of three events, straddling the seam")
 }

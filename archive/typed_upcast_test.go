@@ -119,8 +119,10 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 
 	// A consumer with the typed handler: live v2 and v3 entries, upcast.
 	got3 := make(chan roomV3, 16)
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "room-opened", Group: "g", Start: echomq.StartHead,
-		Handle: tv.Handler(func(_ context.Context, d echomq.TypedDelivery[roomV3]) error { got3 <- d.Value; return nil })})
+	cons, err := c.Consumer(echomq.ConsumerConfig{
+		Queue: q, Stream: "room-opened", Group: "g", Start: echomq.StartHead,
+		Handle: tv.Handler(func(_ context.Context, d echomq.TypedDelivery[roomV3]) error { got3 <- d.Value; return nil }),
+	})
 	require.NoError(t, err)
 	require.NoError(t, cons.Start(ctx))
 	defer func() { require.NoError(t, cons.Stop(ctx)) }()

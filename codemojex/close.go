@@ -188,8 +188,10 @@ func (e *Engine) settleIn(ctx context.Context, t *txn, g gameRecord, payouts []P
 }
 
 func settlementOf(g gameRecord) Settlement {
-	s := Settlement{Game: g.ID, Room: g.Room, Mode: g.Mode, Reason: g.Reason, Prize: g.Prize, Payouts: nonNil(g.Payouts), Board: boardRows(g.Board),
-		Players: g.Players, Guesses: g.Guesses}
+	s := Settlement{
+		Game: g.ID, Room: g.Room, Mode: g.Mode, Reason: g.Reason, Prize: g.Prize, Payouts: nonNil(g.Payouts), Board: boardRows(g.Board),
+		Players: g.Players, Guesses: g.Guesses,
+	}
 	for _, p := range g.Payouts {
 		s.Paid += p.Amount
 	}

@@ -130,12 +130,16 @@ func New(client *echomq.Client, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{client: client, cfg: cfg, queue: cfg.Queue, jobs: jobs, log: cfg.Logger, sets: map[string]*rules.Set{}}
-	e.submits = groupcommit.New(groupcommit.Config[submitReq, submitRes]{Max: 64, Flights: 4, Timeout: batchTimeout,
-		Run: func(ctx context.Context, reqs []submitReq) ([]submitRes, error) { return e.submitBatch(ctx, reqs), nil }})
-	e.scores = groupcommit.New(groupcommit.Config[string, scoreRes]{Max: 64, Flights: 4, Timeout: batchTimeout,
+	e.submits = groupcommit.New(groupcommit.Config[submitReq, submitRes]{
+		Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, reqs []submitReq) ([]submitRes, error) { return e.submitBatch(ctx, reqs), nil },
+	})
+	e.scores = groupcommit.New(groupcommit.Config[string, scoreRes]{
+		Max: 64, Flights: 4, Timeout: batchTimeout,
 		Run: func(ctx context.Context, guesses []string) ([]scoreRes, error) {
 			return e.scoreBatch(ctx, guesses), nil
-		}})
+		},
+	})
 	for _, name := range rules.Builtins() {
 		s, err := rules.Builtin(name)
 		if err != nil {

@@ -143,9 +143,11 @@ func (e *Engine) startGame(ctx context.Context, t *txn, r Room, p Player, out *J
 		g.Commitment, g.Salt = commitment, reveal.Salt
 	}
 	r.Status, r.Game, r.Games = RoomActive, g.ID, r.Games+1
-	fields := []string{"game", g.ID, "room", r.ID, "player", p.ID, "name", p.Name, "mode", string(g.Mode), "set", g.Set,
+	fields := []string{
+		"game", g.ID, "room", r.ID, "player", p.ID, "name", p.Name, "mode", string(g.Mode), "set", g.Set,
 		"keyboard", g.Keyboard, "prize", itoa(g.Prize), "fee", itoa(g.Fee), "currency", string(g.currency()),
-		"started_ms", itoa(g.StartedMS), "ends_ms", itoa(g.EndsMS)}
+		"started_ms", itoa(g.StartedMS), "ends_ms", itoa(g.EndsMS),
+	}
 	if g.Commitment != "" {
 		fields = append(fields, "commitment", g.Commitment)
 	}

@@ -211,8 +211,10 @@ func (e *Engine) scoreIn(r *reads, rec *guessRecord, g *gameRecord, m *member, o
 	if h := e.hooks.beforeScore; h != nil {
 		h(rec.ID)
 	}
-	fields := []string{"game", g.ID, "room", g.Room, "player", rec.Player, "guess", rec.ID, "job", rec.Job,
-		"attempt", strconv.Itoa(m.Attempts)}
+	fields := []string{
+		"game", g.ID, "room", g.Room, "player", rec.Player, "guess", rec.ID, "job", rec.Job,
+		"attempt", strconv.Itoa(m.Attempts),
+	}
 	if g.Mode.Feedback() {
 		fields = append(fields, "points", strconv.Itoa(res.Total), "pct", strconv.Itoa(res.Percent), "best", strconv.Itoa(m.Best))
 	} else {

@@ -201,8 +201,10 @@ func (e *Engine) charge(ctx context.Context, r *reads, q submitReq) (guessRecord
 	}
 	*w = after
 	r.changed(tableWallets, q.player, w)
-	rec := guessRecord{ID: q.guess, Game: q.game, Room: g.Room, Player: q.player, Job: q.job.String(), Codes: codeStrings(guess[:]),
-		Currency: cur, Fee: g.Fee, Status: GuessQueued, AtMS: e.nowMS()}
+	rec := guessRecord{
+		ID: q.guess, Game: q.game, Room: g.Room, Player: q.player, Job: q.job.String(), Codes: codeStrings(guess[:]),
+		Currency: cur, Fee: g.Fee, Status: GuessQueued, AtMS: e.nowMS(),
+	}
 	return rec, after, nil
 }
 

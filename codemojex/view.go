@@ -146,8 +146,10 @@ func (e *Engine) Guesses(ctx context.Context, player string, ids []string) ([]Gu
 		if !ok || rec.Player != player {
 			continue
 		}
-		v := Guess{ID: rec.ID, Game: rec.Game, Codes: rec.Codes, Status: rec.Status, Attempt: rec.Attempt,
-			Fee: rec.Fee, Currency: rec.Currency, AtMS: rec.AtMS, ScoredMS: rec.ScoredMS}
+		v := Guess{
+			ID: rec.ID, Game: rec.Game, Codes: rec.Codes, Status: rec.Status, Attempt: rec.Attempt,
+			Fee: rec.Fee, Currency: rec.Currency, AtMS: rec.AtMS, ScoredMS: rec.ScoredMS,
+		}
 		if rec.Status == GuessScored {
 			sealed, seen := games[rec.Game]
 			if !seen {

@@ -35,10 +35,12 @@ func TestCluster(t *testing.T) {
 
 	br := b.browser(t)
 	csrf := br.signIn()
-	for _, path := range []string{"/", "/q/" + b.queue + "/streams/orders?n=3", "/q/" + b.queue + "/streams/orders/groups",
+	for _, path := range []string{
+		"/", "/q/" + b.queue + "/streams/orders?n=3", "/q/" + b.queue + "/streams/orders/groups",
 		"/q/" + b.queue + "/streams/audit/groups", "/q/" + b.queue + "/streams/audit/dead", "/q/" + b.queue + "/streams/audit/dead/" + dl.ID.String(),
 		"/q/" + b.queue + "/lanes", "/q/" + other + "/lanes", "/q/" + other + "/streams/orders", "/archive",
-		"/archive/" + b.queue + "/orders/verify", "/projections"} {
+		"/archive/" + b.queue + "/orders/verify", "/projections",
+	} {
 		p := br.get(path)
 		require.Equal(t, http.StatusOK, p.status, "%s: %s", path, p.body)
 		require.NotContains(t, p.body, `class="error"`, path)

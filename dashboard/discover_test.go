@@ -66,8 +66,10 @@ func TestPagesDuringOutage(t *testing.T) {
 	br.signIn()
 	require.Equal(t, http.StatusOK, br.get("/").status)
 	require.NoError(t, srv.Kill())
-	for _, path := range []string{"/", "/q/" + b.queue + "/streams/orders", "/q/" + b.queue + "/streams/orders/groups",
-		"/q/" + b.queue + "/streams/orders/dead", "/q/" + b.queue + "/lanes", "/projections"} {
+	for _, path := range []string{
+		"/", "/q/" + b.queue + "/streams/orders", "/q/" + b.queue + "/streams/orders/groups",
+		"/q/" + b.queue + "/streams/orders/dead", "/q/" + b.queue + "/lanes", "/projections",
+	} {
 		start := time.Now()
 		p := br.get(path)
 		took := time.Since(start)

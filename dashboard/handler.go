@@ -69,8 +69,10 @@ func New(client *echomq.Client, cfg *Config) (*Handler, error) {
 	if c.Prefix != "" && (!strings.HasPrefix(c.Prefix, "/") || strings.HasSuffix(c.Prefix, "/")) {
 		return nil, &echomq.ArgumentError{Name: "Prefix", Reason: `must start with "/" and not end with one (like "/ops")`}
 	}
-	h := &Handler{client: client, cfg: c, byName: map[string]*queueView{}, policies: map[string]archive.Policy{},
-		rates: newRateCache(), closed: make(chan struct{}), live: webkit.NewStreamLimit(c.MaxLive, 0)}
+	h := &Handler{
+		client: client, cfg: c, byName: map[string]*queueView{}, policies: map[string]archive.Policy{},
+		rates: newRateCache(), closed: make(chan struct{}), live: webkit.NewStreamLimit(c.MaxLive, 0),
+	}
 	for _, q := range c.Queues {
 		v, err := newQueueView(client, q)
 		if err != nil {

@@ -97,9 +97,11 @@ func (b *bundle) appendN(t *testing.T, name string, n int) []echomq.ID {
 func (b *bundle) deadLetters(t *testing.T, name string, n int) []echomq.DeadLetter {
 	t.Helper()
 	b.appendN(t, name, n)
-	c, err := b.client.Consumer(echomq.ConsumerConfig{Queue: b.queue, Stream: name, Group: "billing", Name: "c1",
+	c, err := b.client.Consumer(echomq.ConsumerConfig{
+		Queue: b.queue, Stream: name, Group: "billing", Name: "c1",
 		Start: echomq.StartHead, MaxDeliveries: 1, MinIdle: 50 * time.Millisecond, Beat: 20 * time.Millisecond, Logger: quiet,
-		Handle: func(context.Context, echomq.Delivery) error { return errors.New("card declined") }})
+		Handle: func(context.Context, echomq.Delivery) error { return errors.New("card declined") },
+	})
 	require.NoError(t, err)
 	require.NoError(t, c.Start(b.ctx))
 	dead := b.stream(name).DeadLetters()
@@ -134,8 +136,10 @@ type browser struct {
 func (b *bundle) browser(t *testing.T) *browser {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	return &browser{t: t, base: b.srv.URL, c: &http.Client{Jar: jar, Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	return &browser{t: t, base: b.srv.URL, c: &http.Client{
+		Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
 }
 
 // page is a response, read whole; the body's HTML entities are unescaped

@@ -11,9 +11,11 @@ import (
 // FuzzParseBound: any text is an open bound, a bound, or an *InputError;
 // never a panic; an instant's bound covers its millisecond.
 func FuzzParseBound(f *testing.F) {
-	for _, s := range []string{"", "-", "+", "now", "now-15m", "-1h30m", "-90s", "2026-01-02T15:04:05Z",
+	for _, s := range []string{
+		"", "-", "+", "now", "now-15m", "-1h30m", "-90s", "2026-01-02T15:04:05Z",
 		"2026-01-02T15:04", "2026-01-02", "1704117200000-1620567", "(1704117200000-5", "EVT000xY9Wvvcd",
-		"(EVT000xY9Wvvcd", "-1x", "now+1", "1999-01-01", "9999-12-31T23:59:59Z", "-9999999h"} {
+		"(EVT000xY9Wvvcd", "-1x", "now+1", "1999-01-01", "9999-12-31T23:59:59Z", "-9999999h",
+	} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}

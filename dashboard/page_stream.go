@@ -37,6 +37,7 @@ type streamData struct {
 }
 
 func (d streamData) title() (string, string) { return d.Row.Name + " · " + d.Row.Queue, "overview" }
+
 func (d streamData) live() string {
 	return "/events?queue=" + url.QueryEscape(d.Row.Queue) + "&stream=" + url.QueryEscape(d.Row.Name)
 }
@@ -97,8 +98,10 @@ func (h *Handler) streamPage(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, http.StatusBadRequest, err)
 		return
 	}
-	d := streamData{Row: h.streamRow(r.Context(), v.name, s.Name()), From: q.Get("from"), To: q.Get("to"),
-		N: q.Get("n"), Archive: h.cfg.Archive != nil}
+	d := streamData{
+		Row: h.streamRow(r.Context(), v.name, s.Name()), From: q.Get("from"), To: q.Get("to"),
+		N: q.Get("n"), Archive: h.cfg.Archive != nil,
+	}
 	if d.Archive {
 		d.Watermark, d.HasWatermark, err = archive.Watermark(r.Context(), s)
 		if err != nil {
@@ -124,10 +127,12 @@ func (h *Handler) streamPage(w http.ResponseWriter, r *http.Request) {
 		wEntry = d.Watermark.EntryID()
 	}
 	for i, ev := range evs {
-		row := eventRow{ID: ev.ID, Entry: ev.Entry, Time: ev.Entry.Time(), Archived: ev.Archived,
+		row := eventRow{
+			ID: ev.ID, Entry: ev.Entry, Time: ev.Entry.Time(), Archived: ev.Archived,
 			Seam: i > 0 && evs[i-1].Archived && !ev.Archived ||
 				i == 0 && !ev.Archived && d.HasWatermark && wd.rng.From == echomq.Exclusive(wEntry),
-			SeamAfter: i == len(evs)-1 && ev.Archived && d.HasWatermark && ev.Entry == wEntry}
+			SeamAfter: i == len(evs)-1 && ev.Archived && d.HasWatermark && ev.Entry == wEntry,
+		}
 		row.Fields = pairs(ev.Fields)
 		d.Events = append(d.Events, row)
 	}

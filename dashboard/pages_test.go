@@ -81,8 +81,10 @@ func TestStreamBrowserAcrossSeam(t *testing.T) {
 	require.Contains(t, p.body, `id="next"`)
 
 	// A time window across the seam: the mint instants of ids 2..5.
-	p = br.get(base + "?" + url.Values{"from": {ids[2].Time().Format("2006-01-02T15:04:05.000Z07:00")},
-		"to": {ids[5].EntryID().String()}}.Encode())
+	p = br.get(base + "?" + url.Values{
+		"from": {ids[2].Time().Format("2006-01-02T15:04:05.000Z07:00")},
+		"to":   {ids[5].EntryID().String()},
+	}.Encode())
 	got, _ = rows(p.body)
 	require.Subset(t, got, entries(ids[2:6]))
 	for _, e := range got {
@@ -265,8 +267,10 @@ type brokenStore struct{}
 var errStoreDown = errors.New("store down")
 
 func (brokenStore) Put(context.Context, string, []byte, *archive.PutOpts) error { return errStoreDown }
-func (brokenStore) Get(context.Context, string) ([]byte, error)                 { return nil, errStoreDown }
-func (brokenStore) List(context.Context, string) ([]archive.Object, error)      { return nil, errStoreDown }
+
+func (brokenStore) Get(context.Context, string) ([]byte, error) { return nil, errStoreDown }
+
+func (brokenStore) List(context.Context, string) ([]archive.Object, error) { return nil, errStoreDown }
 
 // TestArchiveStoreDown: with the archive store down the pages say so and
 // still show the live streams; nothing fails as a whole.

@@ -70,9 +70,11 @@ type titled interface{ title() (string, string) }
 
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	sess, signedIn := h.session(r)
-	v := view{Brand: h.cfg.Title, Prefix: h.prefix(r), SignedIn: signedIn, Auth: h.sessions != nil,
+	v := view{
+		Brand: h.cfg.Title, Prefix: h.prefix(r), SignedIn: signedIn, Auth: h.sessions != nil,
 		Writable: h.Writable() && signedIn, ReadOnly: h.cfg.ReadOnly, CSRF: sess.CSRF,
-		Flash: flash(r), Data: data}
+		Flash: flash(r), Data: data,
+	}
 	if t, ok := data.(titled); ok {
 		v.Title, v.Nav = t.title()
 	}

@@ -98,8 +98,10 @@ func (f *statsFeed) send(ctx context.Context, s *webkit.Stream) error {
 			break
 		}
 		row := h.liveRow(ctx, t.queue, t.stream)
-		ls := liveStream{ID: row.ID(), Length: row.Info.Length, PerMinute: row.Rate.PerMinute().String(),
-			Buckets: row.Rate.Buckets[:], Last: "—", Dead: row.Dead, Err: row.Err}
+		ls := liveStream{
+			ID: row.ID(), Length: row.Info.Length, PerMinute: row.Rate.PerMinute().String(),
+			Buckets: row.Rate.Buckets[:], Last: "—", Dead: row.Dead, Err: row.Err,
+		}
 		if row.Info.Last != nil {
 			ls.Last = row.Info.Last.Time().UTC().Format("2006-01-02 15:04:05.000Z")
 		}

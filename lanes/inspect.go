@@ -90,8 +90,10 @@ func (q *Queue) Lane(ctx context.Context, lane string) (LaneInfo, error) {
 }
 
 func laneInfo(r wire.LaneRow) LaneInfo {
-	return LaneInfo{Lane: r.Lane, Depth: r.Depth, InFlight: r.InFlight, Limit: int(r.Limit),
-		Paused: r.Paused, HeldUntil: msTime(r.HoldMs), Ready: r.Ready}
+	return LaneInfo{
+		Lane: r.Lane, Depth: r.Depth, InFlight: r.InFlight, Limit: int(r.Limit),
+		Paused: r.Paused, HeldUntil: msTime(r.HoldMs), Ready: r.Ready,
+	}
 }
 
 // LaneListParams page through the lanes with waiting jobs or jobs in
@@ -215,9 +217,11 @@ func (q *Queue) Jobs(ctx context.Context, p JobListParams) ([]JobSummary, error)
 		if err != nil {
 			return out, opError("jobs", q.name, err)
 		}
-		s := JobSummary{ID: id, Lane: r.Lane, State: State(r.State), Attempts: int(r.Attempts),
+		s := JobSummary{
+			ID: id, Lane: r.Lane, State: State(r.State), Attempts: int(r.Attempts),
 			MaxAttempts: int(r.Max), Seq: r.Seq, EnqueuedAt: msTime(r.Enq), LastError: r.LastError,
-			PayloadBytes: int(r.PayloadBytes)}
+			PayloadBytes: int(r.PayloadBytes),
+		}
 		if s.State != StateWaiting && s.State != StateBackoff || p.State == StateBackoff {
 			ms, _ := strconv.ParseInt(r.Score, 10, 64)
 			s.At = msTime(ms)

@@ -132,9 +132,11 @@ func New(client *echomq.Client, queue string, cfg *Config) (*Queue, error) {
 		cfg:    c.withDefaults(),
 	}
 	q.enqueues = groupcommit.New(groupcommit.Config[wire.LaneAdmit, wire.LaneAdmitted]{
-		Run: q.enqueueRun, Max: wire.LaneEnqueueMax, Flights: commitFlights, Timeout: settleTimeout})
+		Run: q.enqueueRun, Max: wire.LaneEnqueueMax, Flights: commitFlights, Timeout: settleTimeout,
+	})
 	q.completes = groupcommit.New(groupcommit.Config[*Job, wire.LaneVerdict]{
-		Run: q.completeRun, Max: completeMax, Flights: commitFlights, Timeout: settleTimeout})
+		Run: q.completeRun, Max: completeMax, Flights: commitFlights, Timeout: settleTimeout,
+	})
 	return q, nil
 }
 

@@ -36,6 +36,8 @@ func (q *Queue) Sweep(ctx context.Context) (SweepResult, error) {
 	if err != nil {
 		return SweepResult{}, opError("sweep", q.name, err)
 	}
-	return SweepResult{Reaped: int(s.Reaped), Dead: int(s.Dead), Promoted: int(s.Promoted),
-		Released: int(s.Released), Next: s.Next}, nil
+	return SweepResult{
+		Reaped: int(s.Reaped), Dead: int(s.Dead), Promoted: int(s.Promoted),
+		Released: int(s.Released), Next: s.Next,
+	}, nil
 }

@@ -89,12 +89,14 @@ func TestConsumerSpanLinksToProducer(t *testing.T) {
 		fields echomq.Fields
 	}
 	handled := make(chan delivered, 1)
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "orders", Group: "ship", Start: echomq.StartHead,
+	cons, err := c.Consumer(echomq.ConsumerConfig{
+		Queue: q, Stream: "orders", Group: "ship", Start: echomq.StartHead,
 		Logger: slog.New(slog.DiscardHandler), Beat: 50 * time.Millisecond,
 		Handle: tr.Handler(func(ctx context.Context, d echomq.Delivery) error {
 			handled <- delivered{trace.SpanContextFromContext(ctx), d.Fields}
 			return nil
-		})})
+		}),
+	})
 	require.NoError(t, err)
 	require.NoError(t, cons.Start(ctx))
 	var got delivered

@@ -88,9 +88,11 @@ func (t *Tracing) send(queue, stream string) *send {
 	if v, ok := t.sends.Load(key); ok {
 		return v.(*send)
 	}
-	s := &send{name: "send " + stream, opts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindProducer),
+	s := &send{name: "send " + stream, opts: []trace.SpanStartOption{
+		trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(AttrSystem.String(System), AttrDestination.String(stream), AttrQueue.String(queue),
-			AttrOperationType.String("send"), AttrOperationName.String("append"))}}
+			AttrOperationType.String("send"), AttrOperationName.String("append")),
+	}}
 	v, _ := t.sends.LoadOrStore(key, s)
 	return v.(*send)
 }
@@ -155,8 +157,10 @@ func (t *Tracing) PrepareAppend(ctx context.Context, p *echomq.AppendPrepare) co
 func (t *Tracing) OnAppend(ctx context.Context, a echomq.AppendInfo) {
 	span, started := ctx.Value(sendKey{}).(trace.Span)
 	if t.handoff != nil {
-		w := waiting{sd: t.send(a.Queue, a.Stream), start: a.Start, end: a.Start.Add(a.Duration),
-			id: a.ID, batch: a.Batch, records: a.Records, err: a.Err}
+		w := waiting{
+			sd: t.send(a.Queue, a.Stream), start: a.Start, end: a.Start.Add(a.Duration),
+			id: a.ID, batch: a.Batch, records: a.Records, err: a.Err,
+		}
 		if started {
 			w.span = span
 		} else {

@@ -52,8 +52,10 @@ type snapshotPosition struct {
 
 // encodeSnapshot lays out header, newline, state.
 func encodeSnapshot(name string, version int, applied int64, cp Checkpoint, state []byte) []byte {
-	h := snapshotHeader{Format: snapshotFormat, Name: name, Version: version, Applied: applied,
-		Checkpoint: make([]snapshotPosition, len(cp))}
+	h := snapshotHeader{
+		Format: snapshotFormat, Name: name, Version: version, Applied: applied,
+		Checkpoint: make([]snapshotPosition, len(cp)),
+	}
 	for i, p := range cp {
 		h.Checkpoint[i] = snapshotPosition{Stream: p.Stream, Last: p.Last.String()}
 	}

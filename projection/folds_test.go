@@ -46,16 +46,20 @@ func TestReadyMadeFolds(t *testing.T) {
 		{"avg,field=nothing", []string{"avg"}, [][]string{{"-"}}},
 		{"sum,field=points,by=player", []string{"player", "sum"}, [][]string{{"", "20"}, {"p1", "100"}, {"p2", "1080"}}},
 		{"stats,field=points,by=room", []string{"room", "count", "sum", "min", "max", "avg"}, [][]string{
-			{"", "1", "20", "20", "20", "20"}, {"a", "2", "700", "100", "600", "350"}, {"b", "1", "480", "480", "480", "480"}}},
+			{"", "1", "20", "20", "20", "20"}, {"a", "2", "700", "100", "600", "350"}, {"b", "1", "480", "480", "480", "480"},
+		}},
 		{"buckets,every=minute", []string{"start", "count"}, [][]string{
-			{"2026-03-01T12:00:00Z", "2"}, {"2026-03-01T12:01:00Z", "1"}, {"2026-03-01T13:00:00Z", "2"}}},
+			{"2026-03-01T12:00:00Z", "2"}, {"2026-03-01T12:01:00Z", "1"}, {"2026-03-01T13:00:00Z", "2"},
+		}},
 		{"buckets,every=hour", []string{"start", "count"}, [][]string{{"2026-03-01T12:00:00Z", "3"}, {"2026-03-01T13:00:00Z", "2"}}},
 		{"buckets,every=day", []string{"start", "count"}, [][]string{{"2026-03-01T00:00:00Z", "5"}}},
 		{"latest,by=player", []string{"player", "id", "time", "fields"}, [][]string{
 			{"p1", evs[2].ID.String(), "2026-03-01T12:01:01.000Z", "room=a points=x player=p1"},
-			{"p2", evs[3].ID.String(), "2026-03-01T13:00:00.000Z", "room=a points=600 player=p2"}}},
+			{"p2", evs[3].ID.String(), "2026-03-01T13:00:00.000Z", "room=a points=600 player=p2"},
+		}},
 		{"top,field=points,n=2", []string{"rank", "id", "time", "points"}, [][]string{
-			{"1", evs[3].ID.String(), "2026-03-01T13:00:00.000Z", "600"}, {"2", evs[1].ID.String(), "2026-03-01T12:00:00.000Z", "480"}}},
+			{"1", evs[3].ID.String(), "2026-03-01T13:00:00.000Z", "600"}, {"2", evs[1].ID.String(), "2026-03-01T12:00:00.000Z", "480"},
+		}},
 		{"top,field=points,by=player,n=2", []string{"rank", "player", "points"}, [][]string{{"1", "p2", "1080"}, {"2", "p1", "100"}}},
 		{"distinct,field=player", []string{"player"}, [][]string{{"p1"}, {"p2"}}},
 	}
@@ -121,8 +125,10 @@ func TestReadyMadeFoldsIgnoreStreamInterleaving(t *testing.T) {
 		}
 		return out
 	}
-	for _, spec := range []string{"count", "count,by=room", "stats,field=points,by=room", "buckets,every=minute",
-		"latest,by=room", "top,field=points,n=5", "top,field=points,by=room,n=3", "distinct,field=room"} {
+	for _, spec := range []string{
+		"count", "count,by=room", "stats,field=points,by=room", "buckets,every=minute",
+		"latest,by=room", "top,field=points,n=5", "top,field=points,by=room,n=3", "distinct,field=room",
+	} {
 		sp, err := ParseSpec(spec)
 		require.NoError(t, err)
 		p, err := sp.Projection()

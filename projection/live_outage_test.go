@@ -42,8 +42,10 @@ func TestLiveRetriesSnapshots(t *testing.T) {
 	store.fail.Store(4)
 	log := &echomqtest.Logs{}
 	var saved atomic.Int64
-	l, err := NewLive(collect(), &LiveConfig{Store: store, SnapshotEvery: 5, SnapshotInterval: 20 * time.Millisecond,
-		Logger: log.Logger(), OnSnapshot: func(_ Checkpoint, applied int64) { saved.Store(applied) }}, s)
+	l, err := NewLive(collect(), &LiveConfig{
+		Store: store, SnapshotEvery: 5, SnapshotInterval: 20 * time.Millisecond,
+		Logger: log.Logger(), OnSnapshot: func(_ Checkpoint, applied int64) { saved.Store(applied) },
+	}, s)
 	require.NoError(t, err)
 	require.NoError(t, l.Start(b.ctx))
 	for i := range 30 {

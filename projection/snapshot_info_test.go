@@ -62,8 +62,10 @@ func TestParseSnapshotInfo(t *testing.T) {
 		want    SnapshotInfo
 		wantErr bool
 	}{
-		{name: "good", in: good, want: SnapshotInfo{Name: "p", Version: 3, Applied: 9,
-			Checkpoint: Checkpoint{{Stream: "emq:{q}:stream:a", Last: e}}, StateBytes: 2}},
+		{name: "good", in: good, want: SnapshotInfo{
+			Name: "p", Version: 3, Applied: 9,
+			Checkpoint: Checkpoint{{Stream: "emq:{q}:stream:a", Last: e}}, StateBytes: 2,
+		}},
 		{name: "no header", in: []byte("{}"), wantErr: true},
 		{name: "bad json", in: []byte("{x\n{}"), wantErr: true},
 		{name: "other format", in: []byte(`{"format":9}` + "\n"), wantErr: true},

@@ -103,8 +103,10 @@ func TestParseWindow(t *testing.T) {
 }
 
 func FuzzParseSpec(f *testing.F) {
-	for _, s := range []string{"count", "count,by=room", "sum,field=points,by=player", "buckets,every=hour",
-		"top,field=points,by=player,n=3", "latest,by=room", "distinct,field=x", "stats,field=a"} {
+	for _, s := range []string{
+		"count", "count,by=room", "sum,field=points,by=player", "buckets,every=hour",
+		"top,field=points,by=player,n=3", "latest,by=room", "distinct,field=x", "stats,field=a",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -120,8 +122,10 @@ func FuzzParseSpec(f *testing.F) {
 }
 
 func FuzzParseWindow(f *testing.F) {
-	for _, s := range []string{"all", "last:1h", "since:2026-01-02T15:04:05Z", "ids:-,+", "ids:(1-1,2-2",
-		"between:2026-01-02T15:04:05Z,2026-01-02T15:04:05Z"} {
+	for _, s := range []string{
+		"all", "last:1h", "since:2026-01-02T15:04:05Z", "ids:-,+", "ids:(1-1,2-2",
+		"between:2026-01-02T15:04:05Z,2026-01-02T15:04:05Z",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

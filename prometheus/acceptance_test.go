@@ -158,8 +158,10 @@ func TestScriptedWorkload(t *testing.T) {
 			return errors.New("always")
 		}
 		return nil
-	}), &lanes.WorkerConfig{Lease: time.Second, Heartbeat: 200 * time.Millisecond, JanitorInterval: 50 * time.Millisecond,
-		IdleWait: 100 * time.Millisecond, Backoff: lanes.Fixed(10 * time.Millisecond), Logger: quiet})
+	}), &lanes.WorkerConfig{
+		Lease: time.Second, Heartbeat: 200 * time.Millisecond, JanitorInterval: 50 * time.Millisecond,
+		IdleWait: 100 * time.Millisecond, Backoff: lanes.Fixed(10 * time.Millisecond), Logger: quiet,
+	})
 	require.NoError(t, err)
 	require.NoError(t, w.Start(ctx))
 	require.Eventually(t, func() bool {

@@ -117,8 +117,11 @@ func TestAckNackInOrder(t *testing.T) {
 				}
 			}
 			want := []got{
-				{sent[0].UUID, "a", "0", "1"}, {sent[0].UUID, "a", "0", "2"}, {sent[0].UUID, "a", "0", "3"},
-				{sent[1].UUID, "b", "1", "1"}, {sent[2].UUID, "c", "2", "1"},
+				{sent[0].UUID, "a", "0", "1"},
+				{sent[0].UUID, "a", "0", "2"},
+				{sent[0].UUID, "a", "0", "3"},
+				{sent[1].UUID, "b", "1", "1"},
+				{sent[2].UUID, "c", "2", "1"},
 			}
 			if fmt.Sprint(seq) != fmt.Sprint(want) {
 				t.Fatalf("deliveries\n got %v\nwant %v", seq, want)

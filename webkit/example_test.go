@@ -23,13 +23,15 @@ func ExampleServe() {
 	in, stop := make(chan string, 2), make(chan struct{})
 	in <- `{"n":1}`
 	in <- `{"n":2}`
-	_ = webkit.Serve(context.Background(), s, webkit.Loop[string]{Stop: stop, In: in,
+	_ = webkit.Serve(context.Background(), s, webkit.Loop[string]{
+		Stop: stop, In: in,
 		On: func(_ context.Context, s *webkit.Stream, v string) error {
 			if len(in) == 0 {
 				close(stop) // the server shuts down after this one
 			}
 			return s.Event("stats", "", []byte(v))
-		}})
+		},
+	})
 	fmt.Print(rec.Body.String())
 	// Output:
 	// retry: 5000

@@ -116,8 +116,10 @@ func (s *Sessions) SetCookie(w http.ResponseWriter, r *http.Request, name, path,
 		maxAge = -1
 	}
 	//nolint:gosec // G124: Secure whenever the browser came over TLS or it is configured; a loopback UI on plain HTTP must still sign in
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: s.Secure || OverTLS(r)})
+	http.SetCookie(w, &http.Cookie{
+		Name: name, Value: value, Path: path, MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: s.Secure || OverTLS(r),
+	})
 }
 
 // OverTLS reports whether the browser came over TLS, directly or through a

@@ -33,10 +33,12 @@ func feed(n int, in <-chan int, stop <-chan struct{}, cfg webkit.StreamConfig, d
 				return
 			}
 		}
-		done <- webkit.Serve(r.Context(), s, webkit.Loop[int]{Stop: stop, In: in,
+		done <- webkit.Serve(r.Context(), s, webkit.Loop[int]{
+			Stop: stop, In: in,
 			On: func(_ context.Context, s *webkit.Stream, i int) error {
 				return s.Event("n", strconv.Itoa(i), []byte(strconv.Itoa(i)))
-			}})
+			},
+		})
 	}
 }
 

@@ -23,16 +23,36 @@ func TestStreamFraming(t *testing.T) {
 	}{
 		{"open", webkit.StreamConfig{}, func(*webkit.Stream) error { return nil }, ": ready\n\n"},
 		{"retry hint", webkit.StreamConfig{Retry: 5 * time.Second}, func(*webkit.Stream) error { return nil }, "retry: 5000\n: ready\n\n"},
-		{"named event", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Event("stats", "", []byte(`{"n":1}`)) },
-			": ready\n\nevent: stats\ndata: {\"n\":1}\n\n"},
-		{"message with id", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Event("", "7-0", []byte("x")) },
-			": ready\n\nid: 7-0\ndata: x\n\n"},
-		{"lines", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Event("m", "", []byte("a\nb\r\nc\n")) },
-			": ready\n\nevent: m\ndata: a\ndata: b\ndata: c\n\n"},
-		{"no data", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Event("ping", "", nil) },
-			": ready\n\nevent: ping\ndata: \n\n"},
-		{"a newline cannot start a field", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Event("a\nevent: b", "1\nretry: 1", []byte("d")) },
-			": ready\n\nevent: a event: b\nid: 1 retry: 1\ndata: d\n\n"},
+		{
+			"named event",
+			webkit.StreamConfig{},
+			func(s *webkit.Stream) error { return s.Event("stats", "", []byte(`{"n":1}`)) },
+			": ready\n\nevent: stats\ndata: {\"n\":1}\n\n",
+		},
+		{
+			"message with id",
+			webkit.StreamConfig{},
+			func(s *webkit.Stream) error { return s.Event("", "7-0", []byte("x")) },
+			": ready\n\nid: 7-0\ndata: x\n\n",
+		},
+		{
+			"lines",
+			webkit.StreamConfig{},
+			func(s *webkit.Stream) error { return s.Event("m", "", []byte("a\nb\r\nc\n")) },
+			": ready\n\nevent: m\ndata: a\ndata: b\ndata: c\n\n",
+		},
+		{
+			"no data",
+			webkit.StreamConfig{},
+			func(s *webkit.Stream) error { return s.Event("ping", "", nil) },
+			": ready\n\nevent: ping\ndata: \n\n",
+		},
+		{
+			"a newline cannot start a field",
+			webkit.StreamConfig{},
+			func(s *webkit.Stream) error { return s.Event("a\nevent: b", "1\nretry: 1", []byte("d")) },
+			": ready\n\nevent: a event: b\nid: 1 retry: 1\ndata: d\n\n",
+		},
 		{"comment", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Comment("beat\nx") }, ": ready\n\n: beat x\n\n"},
 	} {
 		rec := httptest.NewRecorder()

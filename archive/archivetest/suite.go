@@ -104,8 +104,10 @@ func testIfAbsentRace(t *testing.T, s archive.Store) {
 
 func testList(t *testing.T, s archive.Store) {
 	ctx := context.Background()
-	names := []string{"queue=q/stream=b/x", "queue=q/stream=a/segments/2.parquet", "queue=q/stream=a/segments/1.parquet",
-		"queue=q/stream=a/manifests/00000000000000000001.json", "queue=q/stream=ab/y", "queue=r/stream=a/z", "top"}
+	names := []string{
+		"queue=q/stream=b/x", "queue=q/stream=a/segments/2.parquet", "queue=q/stream=a/segments/1.parquet",
+		"queue=q/stream=a/manifests/00000000000000000001.json", "queue=q/stream=ab/y", "queue=r/stream=a/z", "top",
+	}
 	for i, n := range names {
 		require.NoError(t, s.Put(ctx, n, bytes.Repeat([]byte{'x'}, i+1), nil))
 	}
@@ -120,8 +122,10 @@ func testList(t *testing.T, s archive.Store) {
 		return out
 	}
 	require.Equal(t, []string{"queue=q/stream=a/manifests/00000000000000000001.json", "queue=q/stream=a/segments/1.parquet", "queue=q/stream=a/segments/2.parquet"}, list("queue=q/stream=a/"))
-	require.Equal(t, []string{"queue=q/stream=a/manifests/00000000000000000001.json", "queue=q/stream=a/segments/1.parquet",
-		"queue=q/stream=a/segments/2.parquet", "queue=q/stream=ab/y"}, list("queue=q/stream=a"))
+	require.Equal(t, []string{
+		"queue=q/stream=a/manifests/00000000000000000001.json", "queue=q/stream=a/segments/1.parquet",
+		"queue=q/stream=a/segments/2.parquet", "queue=q/stream=ab/y",
+	}, list("queue=q/stream=a"))
 	require.Equal(t, []string{"queue=q/stream=a/segments/1.parquet", "queue=q/stream=a/segments/2.parquet"}, list("queue=q/stream=a/segments/"))
 	require.Len(t, list(""), len(names))
 	require.Empty(t, list("queue=none/"))

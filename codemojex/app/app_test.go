@@ -27,9 +27,11 @@ func TestServeAndSim(t *testing.T) {
 	served := make(chan error, 1)
 	var banner bytes.Buffer
 	go func() {
-		served <- Serve(ctx, ServeConfig{Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
+		served <- Serve(ctx, ServeConfig{
+			Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
 			OperatorToken: "op", DevSignIn: true, Demo: true, Workers: 4, Logger: quiet, Out: &banner,
-			Ready: func(u string) { ready <- u }})
+			Ready: func(u string) { ready <- u },
+		})
 	}()
 	var url string
 	select {

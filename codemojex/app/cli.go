@@ -212,8 +212,10 @@ func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Re
 		token = "sim-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	}
 	go func() {
-		served <- Serve(ctx, ServeConfig{Addr: "127.0.0.1:0", URL: os.Getenv("EMQ_URL"), Queue: "cm", OperatorToken: token,
-			DevSignIn: true, Logger: log, Ready: func(u string) { ready <- u }})
+		served <- Serve(ctx, ServeConfig{
+			Addr: "127.0.0.1:0", URL: os.Getenv("EMQ_URL"), Queue: "cm", OperatorToken: token,
+			DevSignIn: true, Logger: log, Ready: func(u string) { ready <- u },
+		})
 	}()
 	select {
 	case err := <-served:

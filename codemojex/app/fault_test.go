@@ -69,8 +69,10 @@ func TestServeRidesOutFaults(t *testing.T) {
 	t.Parallel()
 	faults := []fault{restartAfter(3 * time.Second), pauseFor(3 * time.Second)}
 	if os.Getenv("EMQ_FAULTS") == "full" {
-		faults = []fault{restartAfter(3 * time.Second), pauseFor(10 * time.Second), restartAfter(30 * time.Second),
-			partitionFor(2 * time.Second), latencyFor(200*time.Millisecond, 10*time.Second)}
+		faults = []fault{
+			restartAfter(3 * time.Second), pauseFor(10 * time.Second), restartAfter(30 * time.Second),
+			partitionFor(2 * time.Second), latencyFor(200*time.Millisecond, 10*time.Second),
+		}
 	}
 	srv := echomqtest.StartPersistent(t)
 	proxy := echomqtest.NewProxy(t, srv.Addr())
@@ -83,9 +85,11 @@ func TestServeRidesOutFaults(t *testing.T) {
 	ready := make(chan string, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(ctx, ServeConfig{Addr: "127.0.0.1:0", URL: proxy.URL(), Queue: queue, OperatorToken: "op",
+		served <- Serve(ctx, ServeConfig{
+			Addr: "127.0.0.1:0", URL: proxy.URL(), Queue: queue, OperatorToken: "op",
 			DevSignIn: true, Workers: 16, Sweep: 200 * time.Millisecond, Snapshots: true, Logger: log, Out: io.Discard,
-			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u }})
+			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u },
+		})
 	}()
 	var url string
 	select {
@@ -116,8 +120,10 @@ func TestServeRidesOutFaults(t *testing.T) {
 	var simErr error
 	go func() {
 		defer close(simDone)
-		rep, simErr = sim.Run(ctx, sim.Config{URL: url, OperatorToken: "op", Players: players, Guesses: guesses,
-			Strategy: "random", Wait: 2 * time.Minute})
+		rep, simErr = sim.Run(ctx, sim.Config{
+			URL: url, OperatorToken: "op", Players: players, Guesses: guesses,
+			Strategy: "random", Wait: 2 * time.Minute,
+		})
 	}()
 
 	began := time.Now()

@@ -40,10 +40,12 @@ type harden struct {
 
 func newHarden(next http.Handler, cfg ServeConfig) *harden {
 	now := time.Now
-	return &harden{next: next, secure: cfg.SecureCookies,
+	return &harden{
+		next: next, secure: cfg.SecureCookies,
 		signIn:   newLimiter(cfg.SignInRate, now),
 		opSignIn: newLimiter(cfg.OperatorSignInRate, now),
-		guess:    newLimiter(cfg.GuessRate, now)}
+		guess:    newLimiter(cfg.GuessRate, now),
+	}
 }
 
 func (h *harden) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -236,8 +236,10 @@ func TestStreamCaps(t *testing.T) {
 // get 429 with Retry-After.
 func TestRateLimits(t *testing.T) {
 	t.Parallel()
-	s := startServe(t, ServeConfig{SignInRate: Rate{PerSecond: 1, Burst: 3}, OperatorSignInRate: Rate{PerSecond: 1, Burst: 2},
-		GuessRate: Rate{PerSecond: 1, Burst: 2}, OperatorToken: "op-secret"})
+	s := startServe(t, ServeConfig{
+		SignInRate: Rate{PerSecond: 1, Burst: 3}, OperatorSignInRate: Rate{PerSecond: 1, Burst: 2},
+		GuessRate: Rate{PerSecond: 1, Burst: 2}, OperatorToken: "op-secret",
+	})
 	token, game, kb := s.player(t, "ann") // one sign-in of the burst
 	limited := func(method, path, tok string, body any, n int) (ok, throttled int) {
 		for range n {

@@ -242,8 +242,13 @@ func TestOperateBadArguments(t *testing.T) {
 // see the embedded engine of a running server.
 func TestOperateNeedsURL(t *testing.T) {
 	t.Setenv("EMQ_URL", "")
-	for _, args := range [][]string{{"room", "list"}, {"room", "create", "--name", "X"}, {"room", "close", "GAM0000000000x"},
-		{"grant", "PLR0000000000x", "--amount", "5"}, {"player", "show", "PLR0000000000x"}} {
+	for _, args := range [][]string{
+		{"room", "list"},
+		{"room", "create", "--name", "X"},
+		{"room", "close", "GAM0000000000x"},
+		{"grant", "PLR0000000000x", "--amount", "5"},
+		{"player", "show", "PLR0000000000x"},
+	} {
 		var out, errw bytes.Buffer
 		require.Equal(t, 2, Execute(context.Background(), args, &out, &errw), "%v", args)
 		require.Empty(t, out.String())
@@ -261,8 +266,10 @@ func TestServeOperatorPages(t *testing.T) {
 	served := make(chan error, 1)
 	var banner bytes.Buffer
 	go func() {
-		served <- Serve(ctx, ServeConfig{Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
-			OperatorToken: "op", Workers: 1, Logger: quiet, Out: &banner, Ready: func(u string) { ready <- u }})
+		served <- Serve(ctx, ServeConfig{
+			Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
+			OperatorToken: "op", Workers: 1, Logger: quiet, Out: &banner, Ready: func(u string) { ready <- u },
+		})
 	}()
 	var base string
 	select {

@@ -151,14 +151,18 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	metrics := emqprom.NewMetrics(nil)
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(cfg.URL), Logger: log, ClientName: "codemojex", Notice: cfg.Notice,
-		Hooks: []echomq.Hook{metrics}})
+	client, err := echomq.Connect(ctx, echomq.Config{
+		URL: embedded.Or(cfg.URL), Logger: log, ClientName: "codemojex", Notice: cfg.Notice,
+		Hooks: []echomq.Hook{metrics},
+	})
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	eng, err := codemojex.New(client, codemojex.Config{Queue: cfg.Queue, Sets: sets, Logger: log,
-		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts}})
+	eng, err := codemojex.New(client, codemojex.Config{
+		Queue: cfg.Queue, Sets: sets, Logger: log,
+		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts},
+	})
 	if err != nil {
 		return err
 	}
@@ -167,8 +171,10 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	hub := views.NewHub(eng, time.Second)
-	worker, err := eng.Worker(&lanes.WorkerConfig{Concurrency: cfg.Workers, Lease: 10 * time.Second,
-		Backoff: lanes.Jitter(lanes.Exponential(50*time.Millisecond, 5*time.Second)), Logger: log})
+	worker, err := eng.Worker(&lanes.WorkerConfig{
+		Concurrency: cfg.Workers, Lease: 10 * time.Second,
+		Backoff: lanes.Jitter(lanes.Exponential(50*time.Millisecond, 5*time.Second)), Logger: log,
+	})
 	if err != nil {
 		return err
 	}
@@ -208,14 +214,18 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	mux.Handle("/metrics", metricsH)
-	webApp = web.New(eng, hub, web.Config{BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
-		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient})
+	webApp = web.New(eng, hub, web.Config{
+		BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
+		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient,
+	})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot
 	if cfg.TelegramBotToken != "" {
 		// The Telegram bot, on the same engine.
-		tg, err = bot.New(eng, bot.Config{Token: cfg.TelegramBotToken, ServerURL: cfg.TelegramAPI, WebhookSecret: cfg.TelegramWebhookSecret,
-			WebAppURL: cfg.PublicURL, Views: vs, Logger: log})
+		tg, err = bot.New(eng, bot.Config{
+			Token: cfg.TelegramBotToken, ServerURL: cfg.TelegramAPI, WebhookSecret: cfg.TelegramWebhookSecret,
+			WebAppURL: cfg.PublicURL, Views: vs, Logger: log,
+		})
 		if err == nil && cfg.TelegramWebhookSecret != "" {
 			mux.Handle("POST /telegram/webhook", tg.Webhook())
 			if cfg.TelegramWebhookURL != "" {
@@ -245,8 +255,10 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	bg, stopBG := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stopBG(nil)
 	var bgWG sync.WaitGroup
-	runners := map[string]func(context.Context) error{"views": vs.Run, "hub": hub.Run,
-		"sweep": func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) }}
+	runners := map[string]func(context.Context) error{
+		"views": vs.Run, "hub": hub.Run,
+		"sweep": func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) },
+	}
 	if tg != nil {
 		if cfg.TelegramWebhookSecret == "" {
 			runners["bot"] = tg.Run // long polling, and the outbox and notifications

@@ -54,8 +54,10 @@ var servingRe = regexp.MustCompile(`codemojex is serving on (http://\S+)`)
 func TestSIGTERM(t *testing.T) {
 	t.Parallel()
 	url, queue := echomqtest.Shared(t).URL(), echomqtest.Queue(t)
-	argv, _ := json.Marshal([]string{"serve", "--addr", "127.0.0.1:0", "--url", url, "--queue", queue,
-		"--dev-signin", "true", "--demo", "true", "--starter-keys", "1000", "--workers", "4", "--log-level", "error"})
+	argv, _ := json.Marshal([]string{
+		"serve", "--addr", "127.0.0.1:0", "--url", url, "--queue", queue,
+		"--dev-signin", "true", "--demo", "true", "--starter-keys", "1000", "--workers", "4", "--log-level", "error",
+	})
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperServeProcess$")
 	cmd.Env = append(os.Environ(), "CODEMOJEX_HELPER_SERVE="+string(argv), "CODEMOJEX_OPERATOR_TOKEN=op")
 	stdout, err := cmd.StdoutPipe()

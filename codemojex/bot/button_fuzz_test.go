@@ -16,11 +16,18 @@ func TestParseButton(t *testing.T) {
 	}{
 		{"j:ROM0000000001x", buttonJoin, "ROM0000000001x"},
 		{"p:0100", buttonPick, "0100"},
-		{"u", buttonUndo, ""}, {"c", buttonClear, ""}, {"s", buttonSubmit, ""},
-		{"j:", buttonUnknown, ""}, {"p:", buttonUnknown, ""},
+		{"u", buttonUndo, ""},
+		{"c", buttonClear, ""},
+		{"s", buttonSubmit, ""},
+		{"j:", buttonUnknown, ""},
+		{"p:", buttonUnknown, ""},
 		{"p:" + strings.Repeat("1", maxButtonArg+1), buttonUnknown, ""},
-		{"p:a b", buttonUnknown, ""}, {"p:\x00", buttonUnknown, ""}, {"p:é", buttonUnknown, ""},
-		{"x", buttonUnknown, ""}, {"", buttonUnknown, ""}, {"uu", buttonUnknown, ""},
+		{"p:a b", buttonUnknown, ""},
+		{"p:\x00", buttonUnknown, ""},
+		{"p:é", buttonUnknown, ""},
+		{"x", buttonUnknown, ""},
+		{"", buttonUnknown, ""},
+		{"uu", buttonUnknown, ""},
 	} {
 		kind, arg := parseButton(tc.data)
 		if kind != tc.kind || arg != tc.arg {

@@ -78,8 +78,10 @@ type chatLimit struct {
 }
 
 func newLimits(global float64, chat float64, burst int) *limits {
-	return &limits{global: rate.NewLimiter(rate.Limit(global), max(1, int(global))), every: rate.Limit(chat), burst: burst,
-		chats: map[int64]*chatLimit{}, swept: time.Now()}
+	return &limits{
+		global: rate.NewLimiter(rate.Limit(global), max(1, int(global))), every: rate.Limit(chat), burst: burst,
+		chats: map[int64]*chatLimit{}, swept: time.Now(),
+	}
 }
 
 // wait blocks until a call to chat (0: no chat) may go out.

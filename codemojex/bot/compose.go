@@ -77,7 +77,8 @@ func (b *Bot) render(ctx context.Context, game string, picks []string) (string, 
 		kb.InlineKeyboard = append(kb.InlineKeyboard, row)
 	}
 	kb.InlineKeyboard = append(kb.InlineKeyboard, []models.InlineKeyboardButton{
-		{Text: "⌫ Undo", CallbackData: "u"}, {Text: "✖ Clear", CallbackData: "c"}, {Text: "✅ Submit", CallbackData: "s"}})
+		{Text: "⌫ Undo", CallbackData: "u"}, {Text: "✖ Clear", CallbackData: "c"}, {Text: "✅ Submit", CallbackData: "s"},
+	})
 	return text, kb, nil
 }
 

@@ -42,8 +42,10 @@ func helperMain() int {
 }
 
 func crashConfig(api string) bot.Config {
-	return bot.Config{Token: "123:abc", ServerURL: api, GlobalRate: 1000, ChatRate: 1000, ChatBurst: 100, Senders: 8,
-		Backoff: 10 * time.Millisecond, Lease: 300 * time.Millisecond, Redelivery: time.Second, Logger: quiet}
+	return bot.Config{
+		Token: "123:abc", ServerURL: api, GlobalRate: 1000, ChatRate: 1000, ChatBurst: 100, Senders: 8,
+		Backoff: 10 * time.Millisecond, Lease: 300 * time.Millisecond, Redelivery: time.Second, Logger: quiet,
+	}
 }
 
 // TestNotificationsSurviveKills: bot processes are killed with SIGKILL at

@@ -175,11 +175,15 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		id := f.nextMsg
 		f.calls[idx].MsgID = id
 		f.mu.Unlock()
-		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"message_id": id, "date": 1,
-			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"]}})
+		write(w, 200, map[string]any{"ok": true, "result": map[string]any{
+			"message_id": id, "date": 1,
+			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"],
+		}})
 	case "editMessageText":
-		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"message_id": p["message_id"], "date": 1,
-			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"]}})
+		write(w, 200, map[string]any{"ok": true, "result": map[string]any{
+			"message_id": p["message_id"], "date": 1,
+			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"],
+		}})
 	case "answerCallbackQuery", "setWebhook", "deleteWebhook":
 		write(w, 200, map[string]any{"ok": true, "result": true})
 	default:

@@ -126,13 +126,17 @@ func user(id int64) map[string]any {
 }
 
 func textUpdate(from, chat int64, text string) map[string]any {
-	return map[string]any{"message": map[string]any{"message_id": 1, "date": 1, "text": text, "from": user(from),
-		"chat": map[string]any{"id": chat, "type": "private"}}}
+	return map[string]any{"message": map[string]any{
+		"message_id": 1, "date": 1, "text": text, "from": user(from),
+		"chat": map[string]any{"id": chat, "type": "private"},
+	}}
 }
 
 func pressUpdate(from, chat, msg int64, data string) map[string]any {
-	return map[string]any{"callback_query": map[string]any{"id": "q" + itoa(from) + "-" + data, "from": user(from), "chat_instance": "1", "data": data,
-		"message": map[string]any{"message_id": msg, "date": 1, "chat": map[string]any{"id": chat, "type": "private"}}}}
+	return map[string]any{"callback_query": map[string]any{
+		"id": "q" + itoa(from) + "-" + data, "from": user(from), "chat_instance": "1", "data": data,
+		"message": map[string]any{"message_id": msg, "date": 1, "chat": map[string]any{"id": chat, "type": "private"}},
+	}}
 }
 
 // text sends a message from user in their private chat.

@@ -30,8 +30,10 @@ func (b *Bot) consumers() ([]*echomq.Consumer, error) {
 		codemojex.StreamGuessScored: b.scored,
 		codemojex.StreamGameSettled: b.settled,
 	} {
-		c, err := b.c.Consumer(echomq.ConsumerConfig{Queue: b.e.Queue(), Stream: stream, Group: b.cfg.NotifyGroup,
-			Start: echomq.StartNew, Handle: h, MinIdle: b.cfg.Redelivery, Logger: b.log})
+		c, err := b.c.Consumer(echomq.ConsumerConfig{
+			Queue: b.e.Queue(), Stream: stream, Group: b.cfg.NotifyGroup,
+			Start: echomq.StartNew, Handle: h, MinIdle: b.cfg.Redelivery, Logger: b.log,
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -11,8 +11,10 @@ import (
 // FuzzMessageCodec: an outbox payload decodes without a panic, and what
 // decodes encodes back to an equal message.
 func FuzzMessageCodec(f *testing.F) {
-	seed, _ := json.Marshal(message{Chat: -100123, Text: "🎯 hi", Notice: "EVT000xY9Wvvcd.PLR0KHTOWnGLuC",
-		Keyboard: &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "a", CallbackData: "p:0001"}}}}})
+	seed, _ := json.Marshal(message{
+		Chat: -100123, Text: "🎯 hi", Notice: "EVT000xY9Wvvcd.PLR0KHTOWnGLuC",
+		Keyboard: &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{{{Text: "a", CallbackData: "p:0001"}}}},
+	})
 	for _, s := range [][]byte{seed, []byte(`{"chat":1,"text":"x","compose":true}`), []byte(`{}`), []byte(`null`), []byte(`{"chat":"x"}`)} {
 		f.Add(s)
 	}

@@ -131,8 +131,10 @@ func (b *Bot) SetWebhook(ctx context.Context, url string) error {
 		return &echomq.ArgumentError{Name: "url", Reason: "must be an https URL"}
 	}
 	return b.call(ctx, 0, "setWebhook", func(ctx context.Context) error {
-		_, err := b.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: url, SecretToken: b.cfg.WebhookSecret,
-			AllowedUpdates: []string{"message", "callback_query"}})
+		_, err := b.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{
+			URL: url, SecretToken: b.cfg.WebhookSecret,
+			AllowedUpdates: []string{"message", "callback_query"},
+		})
 		return err
 	})
 }

@@ -84,8 +84,10 @@ func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
 	}
 	sessions := webkit.NewSessions(cfg.OperatorToken, "codemojex operator", sessionCookie, cfg.SessionTTL)
 	sessions.Now, sessions.Secure = e.Now, cfg.SecureCookies
-	h := &Handler{e: e, cfg: cfg, log: cfg.Logger, sessions: sessions, pages: map[string]*template.Template{},
-		mux: http.NewServeMux(), revoked: map[string]time.Time{}}
+	h := &Handler{
+		e: e, cfg: cfg, log: cfg.Logger, sessions: sessions, pages: map[string]*template.Template{},
+		mux: http.NewServeMux(), revoked: map[string]time.Time{},
+	}
 	for _, name := range []string{"signin", "rooms", "players", "health", "refused", "close"} {
 		h.pages[name] = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}

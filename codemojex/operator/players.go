@@ -85,8 +85,10 @@ func (h *Handler) card(ctx context.Context, id string) (*playerCard, error) {
 // grant credits a player with the engine's own checks; the player's page
 // then shows the wallet after it.
 func (h *Handler) grant(w http.ResponseWriter, r *http.Request, s *session) {
-	f := grantForm{Player: strings.TrimSpace(r.PostForm.Get("player")), Currency: r.PostForm.Get("currency"),
-		Amount: strings.TrimSpace(r.PostForm.Get("amount"))}
+	f := grantForm{
+		Player: strings.TrimSpace(r.PostForm.Get("player")), Currency: r.PostForm.Get("currency"),
+		Amount: strings.TrimSpace(r.PostForm.Get("amount")),
+	}
 	amount, err := strconv.ParseInt(f.Amount, 10, 64)
 	if err != nil {
 		h.refuseGrant(w, r, s, http.StatusBadRequest, f, "Invalid amount: must be a whole number. Nothing was changed.")

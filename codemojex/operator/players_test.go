@@ -29,8 +29,10 @@ func TestGrant(t *testing.T) {
 	evs := h.events(codemojex.StreamLedger)
 	require.Len(t, evs, 2)
 	row := codemojex.ParseLedgerRow(evs[0].Fields)
-	require.Equal(t, codemojex.LedgerRow{Txn: row.Txn, Player: p.ID, Currency: codemojex.Keys, Delta: 50, Balance: 50,
-		Reason: codemojex.ReasonGrant, Ref: "operator", AtMS: row.AtMS}, row)
+	require.Equal(t, codemojex.LedgerRow{
+		Txn: row.Txn, Player: p.ID, Currency: codemojex.Keys, Delta: 50, Balance: 50,
+		Reason: codemojex.ReasonGrant, Ref: "operator", AtMS: row.AtMS,
+	}, row)
 
 	page := b.get(res.location)
 	require.Equal(t, http.StatusOK, page.status)

@@ -217,6 +217,8 @@ func sentence(err error) string {
 // and the page says no more than that.
 func (h *Handler) internal(w http.ResponseWriter, r *http.Request, s *session, what string, err error) {
 	h.log.Error("operator: "+what, "path", r.URL.Path, "err", err)
-	h.render(w, r, http.StatusInternalServerError, "refused", &page{Title: "Error", Session: s,
-		Error: "The engine failed to " + what + "; see the server log, and try again."})
+	h.render(w, r, http.StatusInternalServerError, "refused", &page{
+		Title: "Error", Session: s,
+		Error: "The engine failed to " + what + "; see the server log, and try again.",
+	})
 }

@@ -20,16 +20,20 @@ func TestCreateRoom(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	b := h.signedIn()
-	res := b.submit("/op/rooms", url.Values{"name": {"  Vault  "}, "set": {"food"}, "mode": {"blind"}, "duration": {"2h"},
-		"prize": {"500"}, "fee": {"2"}, "free": {"1"}, "cells": {"18"}})
+	res := b.submit("/op/rooms", url.Values{
+		"name": {"  Vault  "}, "set": {"food"}, "mode": {"blind"}, "duration": {"2h"},
+		"prize": {"500"}, "fee": {"2"}, "free": {"1"}, "cells": {"18"},
+	})
 	require.Equal(t, http.StatusSeeOther, res.status, res.body)
 	require.Equal(t, "/op/rooms", res.location)
 
 	rooms := h.rooms()
 	require.Len(t, rooms, 1)
 	r := rooms[0]
-	require.Equal(t, codemojex.Room{ID: r.ID, Name: "Vault", Set: "food", Mode: rules.Blind, DurationMS: (2 * time.Hour).Milliseconds(),
-		Prize: 500, Fee: 2, Free: true, Cells: 18, Status: codemojex.RoomWaiting, CreatedMS: r.CreatedMS}, r)
+	require.Equal(t, codemojex.Room{
+		ID: r.ID, Name: "Vault", Set: "food", Mode: rules.Blind, DurationMS: (2 * time.Hour).Milliseconds(),
+		Prize: 500, Fee: 2, Free: true, Cells: 18, Status: codemojex.RoomWaiting, CreatedMS: r.CreatedMS,
+	}, r)
 	require.Len(t, h.events(codemojex.StreamRoomOpened), 1)
 
 	page := b.get("/op/rooms")

@@ -63,8 +63,10 @@ func (h *Handler) operator(next func(http.ResponseWriter, *http.Request, *sessio
 			}
 			if err := h.sessions.CheckWrite(r, *s); err != nil {
 				h.log.Warn("operator: form refused", "err", err, "path", r.URL.Path, "remote", r.RemoteAddr)
-				h.render(w, r, http.StatusForbidden, "refused", &page{Title: "Refused", Session: s,
-					Error: "This form did not come from these pages or belongs to another session: nothing was changed. Reload the page and try again."})
+				h.render(w, r, http.StatusForbidden, "refused", &page{
+					Title: "Refused", Session: s,
+					Error: "This form did not come from these pages or belongs to another session: nothing was changed. Reload the page and try again.",
+				})
 				return
 			}
 		}

@@ -82,10 +82,14 @@ func TestVerifyBadInput(t *testing.T) {
 		{name: "empty salt", commitment: knownCommitment, reveal: Reveal{Secret: testSecret}, wantErr: ErrBadCommitment},
 		{name: "upper-case salt", commitment: knownCommitment, reveal: Reveal{Secret: testSecret, Salt: strings.ToUpper(good.Salt)}, wantErr: ErrBadCommitment},
 		{name: "zero secret", commitment: knownCommitment, reveal: Reveal{Salt: good.Salt}, wantErr: ErrMalformedCode},
-		{name: "secret with repeat", commitment: knownCommitment,
-			reveal: Reveal{Secret: Secret{"0000", "0000", "0202", "0303", "0404", "0505"}, Salt: good.Salt}, wantErr: ErrDuplicateCode},
-		{name: "secret with a separator inside a code", commitment: knownCommitment,
-			reveal: Reveal{Secret: Secret{"00\x1e0", "0101", "0202", "0303", "0404", "0505"}, Salt: good.Salt}, wantErr: ErrMalformedCode},
+		{
+			name: "secret with repeat", commitment: knownCommitment,
+			reveal: Reveal{Secret: Secret{"0000", "0000", "0202", "0303", "0404", "0505"}, Salt: good.Salt}, wantErr: ErrDuplicateCode,
+		},
+		{
+			name: "secret with a separator inside a code", commitment: knownCommitment,
+			reveal: Reveal{Secret: Secret{"00\x1e0", "0101", "0202", "0303", "0404", "0505"}, Salt: good.Salt}, wantErr: ErrMalformedCode,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

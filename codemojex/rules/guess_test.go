@@ -37,21 +37,33 @@ func TestNewGuessBadInput(t *testing.T) {
 		first   int
 		msg     string
 	}{
-		{name: "none", codes: nil, wantErr: ErrWrongCount, pos: -1, first: -1,
-			msg: "rules: bad guess: 0 codes, want exactly 6"},
-		{name: "five codes", codes: []string{"0000", "0101", "0202", "0303", "0404"}, wantErr: ErrWrongCount, pos: -1, first: -1,
-			msg: "rules: bad guess: 5 codes, want exactly 6"},
-		{name: "seven codes", codes: []string{"0000", "0101", "0202", "0303", "0404", "0505", "0001"}, wantErr: ErrWrongCount, pos: -1, first: -1,
-			msg: "rules: bad guess: 7 codes, want exactly 6"},
+		{
+			name: "none", codes: nil, wantErr: ErrWrongCount, pos: -1, first: -1,
+			msg: "rules: bad guess: 0 codes, want exactly 6",
+		},
+		{
+			name: "five codes", codes: []string{"0000", "0101", "0202", "0303", "0404"}, wantErr: ErrWrongCount, pos: -1, first: -1,
+			msg: "rules: bad guess: 5 codes, want exactly 6",
+		},
+		{
+			name: "seven codes", codes: []string{"0000", "0101", "0202", "0303", "0404", "0505", "0001"}, wantErr: ErrWrongCount, pos: -1, first: -1,
+			msg: "rules: bad guess: 7 codes, want exactly 6",
+		},
 		{name: "seven codes with junk", codes: []string{"x", "x", "x", "x", "x", "x", "x"}, wantErr: ErrWrongCount, pos: -1, first: -1},
-		{name: "malformed code", codes: []string{"0000", "0101", "22", "0303", "0404", "0505"}, wantErr: ErrMalformedCode, pos: 2, code: "22", first: -1,
-			msg: `rules: bad guess: position 2: "22" is not a code (want 4 digits XXYY)`},
+		{
+			name: "malformed code", codes: []string{"0000", "0101", "22", "0303", "0404", "0505"}, wantErr: ErrMalformedCode, pos: 2, code: "22", first: -1,
+			msg: `rules: bad guess: position 2: "22" is not a code (want 4 digits XXYY)`,
+		},
 		{name: "glyph instead of code", codes: []string{"🐶", "0101", "0202", "0303", "0404", "0505"}, wantErr: ErrMalformedCode, pos: 0, code: "🐶", first: -1},
 		{name: "empty code", codes: []string{"0000", "0101", "0202", "0303", "0404", ""}, wantErr: ErrMalformedCode, pos: 5, code: "", first: -1},
-		{name: "off keyboard", codes: []string{"0000", "0101", "0202", "0303", "0606", "0505"}, wantErr: ErrUnknownCode, pos: 4, code: "0606", first: -1,
-			msg: `rules: bad guess: position 4: code "0606" is not on the keyboard`},
-		{name: "duplicate", codes: []string{"0000", "0101", "0202", "0303", "0101", "0505"}, wantErr: ErrDuplicateCode, pos: 4, code: "0101", first: 1,
-			msg: `rules: bad guess: position 4: code "0101" repeats position 1`},
+		{
+			name: "off keyboard", codes: []string{"0000", "0101", "0202", "0303", "0606", "0505"}, wantErr: ErrUnknownCode, pos: 4, code: "0606", first: -1,
+			msg: `rules: bad guess: position 4: code "0606" is not on the keyboard`,
+		},
+		{
+			name: "duplicate", codes: []string{"0000", "0101", "0202", "0303", "0101", "0505"}, wantErr: ErrDuplicateCode, pos: 4, code: "0101", first: 1,
+			msg: `rules: bad guess: position 4: code "0101" repeats position 1`,
+		},
 		{name: "one code six times", codes: []string{"0303", "0303", "0303", "0303", "0303", "0303"}, wantErr: ErrDuplicateCode, pos: 1, code: "0303", first: 0},
 		{name: "first offence wins", codes: []string{"0000", "0000", "zz", "0606", "0404", "0505"}, wantErr: ErrDuplicateCode, pos: 1, code: "0000", first: 0},
 		{name: "off keyboard before duplicate", codes: []string{"0000", "0606", "0000", "0303", "0404", "0505"}, wantErr: ErrUnknownCode, pos: 1, code: "0606", first: -1},

@@ -17,22 +17,38 @@ func TestScoreWorkedExamples(t *testing.T) {
 		percent  int
 		statuses [CodeLength]Status
 	}{
-		{name: "exact crack", guess: Guess(testSecret), total: 600, percent: 100,
-			statuses: [6]Status{StatusExact, StatusExact, StatusExact, StatusExact, StatusExact, StatusExact}},
-		{name: "positions 0 and 1 swapped", guess: Guess{"0101", "0000", "0202", "0303", "0404", "0505"}, total: 560, percent: 93,
-			statuses: [6]Status{StatusAdjacent, StatusAdjacent, StatusExact, StatusExact, StatusExact, StatusExact}},
-		{name: "positions 0 and 5 swapped", guess: Guess{"0505", "0101", "0202", "0303", "0404", "0000"}, total: 400, percent: 67,
-			statuses: [6]Status{StatusMax, StatusExact, StatusExact, StatusExact, StatusExact, StatusMax}},
-		{name: "first emoji absent", guess: Guess{"0606", "0101", "0202", "0303", "0404", "0505"}, total: 500, percent: 83,
-			statuses: [6]Status{StatusMiss, StatusExact, StatusExact, StatusExact, StatusExact, StatusExact}},
-		{name: "rotated by one", guess: Guess{"0505", "0000", "0101", "0202", "0303", "0404"}, total: 400, percent: 67,
-			statuses: [6]Status{StatusMax, StatusAdjacent, StatusAdjacent, StatusAdjacent, StatusAdjacent, StatusAdjacent}},
-		{name: "reversed", guess: Guess{"0505", "0404", "0303", "0202", "0101", "0000"}, total: 240, percent: 40,
-			statuses: [6]Status{StatusMax, StatusNear, StatusAdjacent, StatusAdjacent, StatusNear, StatusMax}},
-		{name: "two swaps and a miss", guess: Guess{"0101", "0000", "0202", "0404", "0303", "0606"}, total: 420, percent: 70,
-			statuses: [6]Status{StatusAdjacent, StatusAdjacent, StatusExact, StatusAdjacent, StatusAdjacent, StatusMiss}},
-		{name: "nothing in the secret", guess: Guess{"0606", "0607", "0608", "0609", "0610", "0611"}, total: 0, percent: 0,
-			statuses: [6]Status{StatusMiss, StatusMiss, StatusMiss, StatusMiss, StatusMiss, StatusMiss}},
+		{
+			name: "exact crack", guess: Guess(testSecret), total: 600, percent: 100,
+			statuses: [6]Status{StatusExact, StatusExact, StatusExact, StatusExact, StatusExact, StatusExact},
+		},
+		{
+			name: "positions 0 and 1 swapped", guess: Guess{"0101", "0000", "0202", "0303", "0404", "0505"}, total: 560, percent: 93,
+			statuses: [6]Status{StatusAdjacent, StatusAdjacent, StatusExact, StatusExact, StatusExact, StatusExact},
+		},
+		{
+			name: "positions 0 and 5 swapped", guess: Guess{"0505", "0101", "0202", "0303", "0404", "0000"}, total: 400, percent: 67,
+			statuses: [6]Status{StatusMax, StatusExact, StatusExact, StatusExact, StatusExact, StatusMax},
+		},
+		{
+			name: "first emoji absent", guess: Guess{"0606", "0101", "0202", "0303", "0404", "0505"}, total: 500, percent: 83,
+			statuses: [6]Status{StatusMiss, StatusExact, StatusExact, StatusExact, StatusExact, StatusExact},
+		},
+		{
+			name: "rotated by one", guess: Guess{"0505", "0000", "0101", "0202", "0303", "0404"}, total: 400, percent: 67,
+			statuses: [6]Status{StatusMax, StatusAdjacent, StatusAdjacent, StatusAdjacent, StatusAdjacent, StatusAdjacent},
+		},
+		{
+			name: "reversed", guess: Guess{"0505", "0404", "0303", "0202", "0101", "0000"}, total: 240, percent: 40,
+			statuses: [6]Status{StatusMax, StatusNear, StatusAdjacent, StatusAdjacent, StatusNear, StatusMax},
+		},
+		{
+			name: "two swaps and a miss", guess: Guess{"0101", "0000", "0202", "0404", "0303", "0606"}, total: 420, percent: 70,
+			statuses: [6]Status{StatusAdjacent, StatusAdjacent, StatusExact, StatusAdjacent, StatusAdjacent, StatusMiss},
+		},
+		{
+			name: "nothing in the secret", guess: Guess{"0606", "0607", "0608", "0609", "0610", "0611"}, total: 0, percent: 0,
+			statuses: [6]Status{StatusMiss, StatusMiss, StatusMiss, StatusMiss, StatusMiss, StatusMiss},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,8 +78,12 @@ func TestScoreEachDistance(t *testing.T) {
 		status Status
 		word   string
 	}{
-		{100, StatusExact, "EXACT"}, {80, StatusAdjacent, "ADJACENT"}, {60, StatusNear, "NEAR"},
-		{40, StatusNear, "NEAR"}, {20, StatusFar, "FAR"}, {0, StatusMax, "MAX"},
+		{100, StatusExact, "EXACT"},
+		{80, StatusAdjacent, "ADJACENT"},
+		{60, StatusNear, "NEAR"},
+		{40, StatusNear, "NEAR"},
+		{20, StatusFar, "FAR"},
+		{0, StatusMax, "MAX"},
 	}
 	for d, w := range want {
 		g := Guess{"0606", "0607", "0608", "0609", "0610", "0611"}

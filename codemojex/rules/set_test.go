@@ -75,8 +75,12 @@ func TestNewSet(t *testing.T) {
 	require.Equal(t, 2, untitled.Rows())
 
 	sparse, err := NewSet("sparse", "", []Cell{
-		{Code: "0000", Glyph: "a"}, {Code: "0907", Glyph: "b"}, {Code: "0102", Glyph: "c"},
-		{Code: "0203", Glyph: "d"}, {Code: "0304", Glyph: "e"}, {Code: "0405", Glyph: "f", Name: " eff\t one "},
+		{Code: "0000", Glyph: "a"},
+		{Code: "0907", Glyph: "b"},
+		{Code: "0102", Glyph: "c"},
+		{Code: "0203", Glyph: "d"},
+		{Code: "0304", Glyph: "e"},
+		{Code: "0405", Glyph: "f", Name: " eff\t one "},
 	})
 	require.NoError(t, err)
 	require.Equal(t, 10, sparse.Cols())

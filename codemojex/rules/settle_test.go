@@ -15,46 +15,74 @@ func TestSettle(t *testing.T) {
 		bests []PlayerBest
 		want  []Payout
 	}{
-		{name: "one clear leader takes all", prize: 1000,
+		{
+			name: "one clear leader takes all", prize: 1000,
 			bests: []PlayerBest{{"alice", 560, 3}, {"bob", 400, 1}, {"carol", 20, 2}},
-			want:  []Payout{{"alice", 1000}}},
-		{name: "a single player takes the seeded pool", prize: 1000,
+			want:  []Payout{{"alice", 1000}},
+		},
+		{
+			name: "a single player takes the seeded pool", prize: 1000,
 			bests: []PlayerBest{{"alice", 80, 1}},
-			want:  []Payout{{"alice", 1000}}},
-		{name: "two-way tie splits evenly, the rest get nothing", prize: 1000,
+			want:  []Payout{{"alice", 1000}},
+		},
+		{
+			name: "two-way tie splits evenly, the rest get nothing", prize: 1000,
 			bests: []PlayerBest{{"bob", 500, 2}, {"alice", 500, 1}, {"carol", 480, 0}},
-			want:  []Payout{{"alice", 500}, {"bob", 500}}},
-		{name: "odd diamond to whoever reached the top first", prize: 1001,
+			want:  []Payout{{"alice", 500}, {"bob", 500}},
+		},
+		{
+			name: "odd diamond to whoever reached the top first", prize: 1001,
 			bests: []PlayerBest{{"alice", 500, 9}, {"bob", 500, 4}},
-			want:  []Payout{{"bob", 501}, {"alice", 500}}},
-		{name: "three-way tie, remainder one each to the earliest", prize: 1000,
+			want:  []Payout{{"bob", 501}, {"alice", 500}},
+		},
+		{
+			name: "three-way tie, remainder one each to the earliest", prize: 1000,
 			bests: []PlayerBest{{"a", 600, 30}, {"b", 600, 10}, {"c", 600, 20}},
-			want:  []Payout{{"b", 334}, {"c", 333}, {"a", 333}}},
-		{name: "four-way tie, remainder 3", prize: 1003,
+			want:  []Payout{{"b", 334}, {"c", 333}, {"a", 333}},
+		},
+		{
+			name: "four-way tie, remainder 3", prize: 1003,
 			bests: []PlayerBest{{"a", 300, 4}, {"b", 300, 3}, {"c", 300, 2}, {"d", 300, 1}},
-			want:  []Payout{{"d", 251}, {"c", 251}, {"b", 251}, {"a", 250}}},
-		{name: "same instant: player id breaks the tie", prize: 5,
+			want:  []Payout{{"d", 251}, {"c", 251}, {"b", 251}, {"a", 250}},
+		},
+		{
+			name: "same instant: player id breaks the tie", prize: 5,
 			bests: []PlayerBest{{"zed", 100, 7}, {"amy", 100, 7}},
-			want:  []Payout{{"amy", 3}, {"zed", 2}}},
-		{name: "prize smaller than the tie lists only positive payouts", prize: 2,
+			want:  []Payout{{"amy", 3}, {"zed", 2}},
+		},
+		{
+			name: "prize smaller than the tie lists only positive payouts", prize: 2,
 			bests: []PlayerBest{{"a", 100, 1}, {"b", 100, 2}, {"c", 100, 3}},
-			want:  []Payout{{"a", 1}, {"b", 1}}},
-		{name: "best per player from many guesses", prize: 100,
+			want:  []Payout{{"a", 1}, {"b", 1}},
+		},
+		{
+			name: "best per player from many guesses", prize: 100,
 			bests: []PlayerBest{{"a", 300, 1}, {"b", 200, 2}, {"a", 500, 5}, {"b", 500, 3}, {"a", 500, 4}, {"b", 100, 6}},
-			want:  []Payout{{"b", 50}, {"a", 50}}},
-		{name: "later equal best does not move the first achievement", prize: 3,
+			want:  []Payout{{"b", 50}, {"a", 50}},
+		},
+		{
+			name: "later equal best does not move the first achievement", prize: 3,
 			bests: []PlayerBest{{"a", 500, 1}, {"b", 500, 2}, {"a", 500, 9}},
-			want:  []Payout{{"a", 2}, {"b", 1}}},
+			want:  []Payout{{"a", 2}, {"b", 1}},
+		},
 		{name: "empty board pays nothing", prize: 1000, bests: nil, want: nil},
-		{name: "nobody above zero pays nothing", prize: 1000,
-			bests: []PlayerBest{{"a", 0, 1}, {"b", 0, 2}}, want: nil},
-		{name: "zero prize pays nothing", prize: 0,
-			bests: []PlayerBest{{"a", 600, 1}}, want: nil},
-		{name: "negative prize pays nothing", prize: -5,
-			bests: []PlayerBest{{"a", 600, 1}}, want: nil},
-		{name: "anonymous entries are ignored", prize: 10,
+		{
+			name: "nobody above zero pays nothing", prize: 1000,
+			bests: []PlayerBest{{"a", 0, 1}, {"b", 0, 2}}, want: nil,
+		},
+		{
+			name: "zero prize pays nothing", prize: 0,
+			bests: []PlayerBest{{"a", 600, 1}}, want: nil,
+		},
+		{
+			name: "negative prize pays nothing", prize: -5,
+			bests: []PlayerBest{{"a", 600, 1}}, want: nil,
+		},
+		{
+			name: "anonymous entries are ignored", prize: 10,
 			bests: []PlayerBest{{"", 600, 0}, {"a", 20, 1}},
-			want:  []Payout{{"a", 10}}},
+			want:  []Payout{{"a", 10}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

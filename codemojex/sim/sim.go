@@ -135,7 +135,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			Room struct{ Room, ID string } `json:"room"`
 		}
 		err := c.do(ctx, "POST", "/api/op/rooms", cfg.OperatorToken, map[string]any{
-			"name": "Simulation", "set": "animals", "duration": "1h", "prize": 1000, "fee": 1}, &out)
+			"name": "Simulation", "set": "animals", "duration": "1h", "prize": 1000, "fee": 1,
+		}, &out)
 		if err != nil {
 			return Report{}, fmt.Errorf("sim: create room: %w", err)
 		}
@@ -232,8 +233,10 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 func (s *stats) report(players int, elapsed time.Duration) Report {
-	r := Report{Players: players, Accepted: s.accepted.Load(), Scored: s.scored.Load(), Elapsed: elapsed,
-		Cracks: s.cracks.Load(), Closed: s.closed.Load(), Insufficient: s.insufficient.Load(), Unavailable: s.unavailable.Load(), Errors: s.errors.Load()}
+	r := Report{
+		Players: players, Accepted: s.accepted.Load(), Scored: s.scored.Load(), Elapsed: elapsed,
+		Cracks: s.cracks.Load(), Closed: s.closed.Load(), Insufficient: s.insufficient.Load(), Unavailable: s.unavailable.Load(), Errors: s.errors.Load(),
+	}
 	if secs := elapsed.Seconds(); secs > 0 {
 		r.AcceptedPerSec, r.ScoredPerSec = float64(r.Accepted)/secs, float64(r.Scored)/secs
 	}

@@ -30,8 +30,10 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
 	require.NoError(t, err)
 	logs := &echomqtest.Buffer{}
-	v, err := views.New(e, views.Config{Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 50 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	v, err := views.New(e, views.Config{
+		Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 50 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(logs, nil)),
+	})
 	require.NoError(t, err)
 	rctx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)

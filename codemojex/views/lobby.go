@@ -77,8 +77,10 @@ func (l *Lobby) Cards() []Card {
 	}
 	cards := make([]Card, 0, len(l.Rooms))
 	for id, r := range l.Rooms {
-		c := Card{Room: id, Name: r.Name, Set: r.Set, Mode: r.Mode, Free: r.Free, Fee: r.Fee, Currency: r.Currency,
-			DurationMS: r.DurationMS, Status: codemojex.RoomWaiting, Prize: r.Prize}
+		c := Card{
+			Room: id, Name: r.Name, Set: r.Set, Mode: r.Mode, Free: r.Free, Fee: r.Fee, Currency: r.Currency,
+			DurationMS: r.DurationMS, Status: codemojex.RoomWaiting, Prize: r.Prize,
+		}
 		if gid, ok := latest[id]; ok && !l.Games[gid].Settled {
 			g := l.Games[gid]
 			c.Status, c.Game, c.EndsMS, c.Players, c.Prize = codemojex.RoomActive, gid, g.EndsMS, g.Players, g.Prize
@@ -105,9 +107,11 @@ func LobbyProjection() projection.Projection[*Lobby] {
 			f := ev.Fields
 			if ev.Stream == codemojex.StreamRoomOpened {
 				free, _ := strconv.ParseBool(f.Value("free"))
-				l.Rooms[f.Value("room")] = &LobbyRoom{Entry: Entry(ev.Entry), Name: f.Value("name"), Set: f.Value("set"), Mode: f.Value("mode"),
+				l.Rooms[f.Value("room")] = &LobbyRoom{
+					Entry: Entry(ev.Entry), Name: f.Value("name"), Set: f.Value("set"), Mode: f.Value("mode"),
 					Free: free, Fee: num(ev, "fee"), Currency: f.Value("currency"), Prize: num(ev, "prize"),
-					DurationMS: num(ev, "duration_ms")}
+					DurationMS: num(ev, "duration_ms"),
+				}
 				return l
 			}
 			game := f.Value("game")

@@ -77,8 +77,10 @@ func PlayersProjection() projection.Projection[*Players] {
 				v.Tally.Name = f.Value("name")
 			case codemojex.StreamGuessScored:
 				v := of(f.Value("player"))
-				it := HistoryItem{Entry: Entry(ev.Entry), Game: f.Value("game"), Guess: f.Value("guess"), Attempt: inum(ev, "attempt"),
-					Points: inum(ev, "points"), Sealed: f.Value("sealed") == "1"}
+				it := HistoryItem{
+					Entry: Entry(ev.Entry), Game: f.Value("game"), Guess: f.Value("guess"), Attempt: inum(ev, "attempt"),
+					Points: inum(ev, "points"), Sealed: f.Value("sealed") == "1",
+				}
 				v.Tally.Guesses++
 				v.Tally.Points += int64(it.Points)
 				v.Tally.Best = max(v.Tally.Best, it.Points)

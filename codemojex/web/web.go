@@ -89,8 +89,10 @@ func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
 	if cfg.MaxStreamsPerClient <= 0 {
 		cfg.MaxStreamsPerClient = DefaultMaxStreamsPerClient
 	}
-	h := &Handler{e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
-		caps: webkit.NewStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e, cfg.EngineProbe)}
+	h := &Handler{
+		e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
+		caps: webkit.NewStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e, cfg.EngineProbe),
+	}
 	for _, name := range []string{"lobby", "game", "results", "ledger", "notfound"} {
 		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))
 	}
@@ -164,8 +166,10 @@ func (h *Handler) page(name string) http.HandlerFunc {
 // notFound answers 404 with a page that says what was not found and
 // where to go.
 func (h *Handler) notFound(w http.ResponseWriter, missing string) {
-	h.render(w, http.StatusNotFound, "notfound", pageData{Page: "notfound", Title: "Not found", Missing: missing,
-		DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli()})
+	h.render(w, http.StatusNotFound, "notfound", pageData{
+		Page: "notfound", Title: "Not found", Missing: missing,
+		DevSignIn: h.cfg.DevSignIn, Telegram: h.cfg.BotToken != "", NowMS: h.e.Now().UnixMilli(),
+	})
 }
 
 func (h *Handler) render(w http.ResponseWriter, status int, name string, d pageData) {

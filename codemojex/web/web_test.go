@@ -29,10 +29,14 @@ func TestPagesRender(t *testing.T) {
 		path, ctype string
 		want        []string
 	}{
-		{"/", "text/html", []string{`data-page="lobby"`, `id="rooms"`, `id="dev-form"`, `<label for="dev-name">`, `/web/static/common.js`, `/web/static/lobby.js`, `data-now="`,
-			`pattern="[A-Za-z0-9._\-]{1,64}"`, `rel="icon"`, `href="/web/static/base.css"`}},
-		{"/web/games/" + j.Game, "text/html", []string{`data-page="game"`, `data-game="` + j.Game + `"`, `id="keyboard"`, `id="slots"`, `aria-label="Submit the guess"`, `id="leaderboard"`, `id="timeleft" role="timer"`, `id="prize"`, `id="fee"`,
-			`id="score" class="score" role="status" aria-live="polite"`, `id="feed" class="list feed" role="log" aria-live="polite"`, `/web/static/game.js`}},
+		{"/", "text/html", []string{
+			`data-page="lobby"`, `id="rooms"`, `id="dev-form"`, `<label for="dev-name">`, `/web/static/common.js`, `/web/static/lobby.js`, `data-now="`,
+			`pattern="[A-Za-z0-9._\-]{1,64}"`, `rel="icon"`, `href="/web/static/base.css"`,
+		}},
+		{"/web/games/" + j.Game, "text/html", []string{
+			`data-page="game"`, `data-game="` + j.Game + `"`, `id="keyboard"`, `id="slots"`, `aria-label="Submit the guess"`, `id="leaderboard"`, `id="timeleft" role="timer"`, `id="prize"`, `id="fee"`,
+			`id="score" class="score" role="status" aria-live="polite"`, `id="feed" class="list feed" role="log" aria-live="polite"`, `/web/static/game.js`,
+		}},
 		{"/web/results", "text/html", []string{`data-page="results"`, `id="results"`, `/web/static/results.js`}},
 		{"/web/ledger", "text/html", []string{`data-page="ledger"`, `/web/static/ledger.js`}},
 		{"/web/static/common.js", "text/javascript", []string{"EventSource", "/api/auth/dev", "/web/auth/telegram"}},

@@ -152,8 +152,10 @@ func endToEnd(c *echomq.Client, q, name string, wrap Wrap) (time.Duration, error
 	if wrap != nil {
 		handle = wrap(handle)
 	}
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: s.Name(), Group: "g", Start: echomq.StartHead,
-		Beat: 100 * time.Millisecond, Concurrency: 4, Logger: slog.New(slog.DiscardHandler), Handle: handle})
+	cons, err := c.Consumer(echomq.ConsumerConfig{
+		Queue: q, Stream: s.Name(), Group: "g", Start: echomq.StartHead,
+		Beat: 100 * time.Millisecond, Concurrency: 4, Logger: slog.New(slog.DiscardHandler), Handle: handle,
+	})
 	if err != nil {
 		return 0, err
 	}

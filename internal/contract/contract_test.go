@@ -41,14 +41,18 @@ func TestServiceContract(t *testing.T) {
 		make        func(t *testing.T, c *echomq.Client, q string) service
 	}{
 		{"Consumer", true, func(t *testing.T, c *echomq.Client, q string) service {
-			s, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: "s", Group: "g", Start: echomq.StartHead, Logger: quiet, Beat: time.Second,
-				Handle: func(context.Context, echomq.Delivery) error { return nil }})
+			s, err := c.Consumer(echomq.ConsumerConfig{
+				Queue: q, Stream: "s", Group: "g", Start: echomq.StartHead, Logger: quiet, Beat: time.Second,
+				Handle: func(context.Context, echomq.Delivery) error { return nil },
+			})
 			require.NoError(t, err)
 			return s
 		}},
 		{"SetConsumer", true, func(t *testing.T, c *echomq.Client, q string) service {
-			s, err := c.SetConsumer(echomq.SetConsumerConfig{Set: c.Streams(q, "s", "t"), Group: "g", Start: echomq.StartHead, Logger: quiet,
-				Beat: time.Second, Handle: func(context.Context, echomq.Delivery) error { return nil }})
+			s, err := c.SetConsumer(echomq.SetConsumerConfig{
+				Set: c.Streams(q, "s", "t"), Group: "g", Start: echomq.StartHead, Logger: quiet,
+				Beat: time.Second, Handle: func(context.Context, echomq.Delivery) error { return nil },
+			})
 			require.NoError(t, err)
 			return s
 		}},
@@ -68,14 +72,18 @@ func TestServiceContract(t *testing.T) {
 		{"archive.Archiver", true, func(t *testing.T, c *echomq.Client, q string) service {
 			store, err := fsstore.New(t.TempDir())
 			require.NoError(t, err)
-			a, err := archive.New(c, store, &archive.Config{Logger: quiet,
-				Policies: []archive.Policy{{Queue: q, Stream: "s", Keep: retention.MaxLen(10)}}})
+			a, err := archive.New(c, store, &archive.Config{
+				Logger:   quiet,
+				Policies: []archive.Policy{{Queue: q, Stream: "s", Keep: retention.MaxLen(10)}},
+			})
 			require.NoError(t, err)
 			return a
 		}},
 		{"retention.Driver", true, func(t *testing.T, c *echomq.Client, q string) service {
-			d, err := retention.New(c, &retention.Config{Logger: quiet,
-				Policies: []retention.Policy{{Queue: q, Stream: "s", Rule: retention.MaxLen(10)}}})
+			d, err := retention.New(c, &retention.Config{
+				Logger:   quiet,
+				Policies: []retention.Policy{{Queue: q, Stream: "s", Rule: retention.MaxLen(10)}},
+			})
 			require.NoError(t, err)
 			return d
 		}},

@@ -53,8 +53,10 @@ type cell struct {
 
 func newCell(t *testing.T, comp component) *cell {
 	srv := echomqtest.StartPersistent(t)
-	c := &cell{t: t, comp: comp, srv: srv, proxy: echomqtest.NewProxy(t, srv.Addr()), queue: echomqtest.Queue(t) + "-" + slug(comp.name),
-		logs: &logCount{}}
+	c := &cell{
+		t: t, comp: comp, srv: srv, proxy: echomqtest.NewProxy(t, srv.Addr()), queue: echomqtest.Queue(t) + "-" + slug(comp.name),
+		logs: &logCount{},
+	}
 	c.direct = c.connect(srv.URL(), echomq.Config{NodeID: new(1), Logger: quiet()})
 	return c
 }

@@ -57,8 +57,10 @@ var components = []component{
 	{name: "projection.Cached", exactlyOnce: true, start: startCached},
 	{name: "archive.Archiver", logs: true, exactlyOnce: true, start: startArchiver, caughtUp: sweptClean, final: finalArchive},
 	{name: "retention.Driver", logs: true, exactlyOnce: true, start: startRetention, caughtUp: sweptClean, final: finalRetention},
-	{name: "node lease", logs: true, exactlyOnce: true, start: func(*cell, context.Context) func() { return func() {} },
-		produce: produceLeased, caughtUp: func(*cell) bool { return true }, final: finalLeased},
+	{
+		name: "node lease", logs: true, exactlyOnce: true, start: func(*cell, context.Context) func() { return func() {} },
+		produce: produceLeased, caughtUp: func(*cell) bool { return true }, final: finalLeased,
+	},
 	{name: "Stream.Read", exactlyOnce: true, start: startReads, final: finalReads},
 }
 

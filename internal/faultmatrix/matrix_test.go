@@ -26,27 +26,35 @@ type fault struct {
 }
 
 func restart(d time.Duration) fault {
-	return fault{name: "restart after " + d.String(), d: d, outage: true,
+	return fault{
+		name: "restart after " + d.String(), d: d, outage: true,
 		inject: func(c *cell) { require.NoError(c.t, c.srv.Kill()) },
-		heal:   func(c *cell) { c.srv.Restart(c.t) }}
+		heal:   func(c *cell) { c.srv.Restart(c.t) },
+	}
 }
 
 func pause(d time.Duration) fault {
-	return fault{name: "paused " + d.String(), d: d, outage: true,
+	return fault{
+		name: "paused " + d.String(), d: d, outage: true,
 		inject: func(c *cell) { require.NoError(c.t, c.srv.Pause()) },
-		heal:   func(c *cell) { require.NoError(c.t, c.srv.Resume()) }}
+		heal:   func(c *cell) { require.NoError(c.t, c.srv.Resume()) },
+	}
 }
 
 func partition(d time.Duration) fault {
-	return fault{name: "partition " + d.String(), d: d, outage: true,
+	return fault{
+		name: "partition " + d.String(), d: d, outage: true,
 		inject: func(c *cell) { c.proxy.Partition() },
-		heal:   func(c *cell) { c.proxy.Heal() }}
+		heal:   func(c *cell) { c.proxy.Heal() },
+	}
 }
 
 func latency(l, d time.Duration) fault {
-	return fault{name: "latency " + l.String() + " for " + d.String(), d: d,
+	return fault{
+		name: "latency " + l.String() + " for " + d.String(), d: d,
 		inject: func(c *cell) { c.proxy.SetLatency(l) },
-		heal:   func(c *cell) { c.proxy.SetLatency(0) }}
+		heal:   func(c *cell) { c.proxy.SetLatency(0) },
+	}
 }
 
 // faults returns the columns: the short version by default (make test),
@@ -224,10 +232,12 @@ func (c *cell) figures(f fault, window time.Duration) row {
 	} else {
 		lost, dups = c.seen.missing(c.acked.names()), c.seen.repeats()
 	}
-	r := row{comp: c.comp.name, fault: f.name, acked: len(c.acked.names()), lost: lost, dups: dups,
+	r := row{
+		comp: c.comp.name, fault: f.name, acked: len(c.acked.names()), lost: lost, dups: dups,
 		exits: c.exits.Load(), downs: c.logs.downs.Load(), ups: c.logs.ups.Load(),
 		attemptsPerSec: float64(c.attempts.Attempts()) / window.Seconds(),
-		slowest:        time.Duration(c.slowest.Load()), note: c.note}
+		slowest:        time.Duration(c.slowest.Load()), note: c.note,
+	}
 	if rec, h := c.recovered.Load(), c.healedAt.Load(); rec != 0 && c.caughtUp() {
 		r.recovered, r.recoverIn = true, time.Duration(rec-h)
 	}

@@ -41,7 +41,8 @@ func TestVerbsDuringOutage(t *testing.T) {
 	arch, err := archive.New(cl, store, &archive.Config{Policies: []archive.Policy{policy}, Logger: quiet()})
 	require.NoError(t, err)
 	live, err := projection.NewLive(seenProjection(nil), &projection.LiveConfig{
-		Store: projection.EngineStore(cl, c.queue, "seen"), Logger: quiet()}, s)
+		Store: projection.EngineStore(cl, c.queue, "seen"), Logger: quiet(),
+	}, s)
 	require.NoError(t, err)
 	_, err = live.CatchUp(bg)
 	require.NoError(t, err)
@@ -66,7 +67,8 @@ func TestVerbsDuringOutage(t *testing.T) {
 	require.NoError(t, err)
 	fresh := func() *projection.Live[map[string]int] {
 		l, err := projection.NewLive(seenProjection(nil), &projection.LiveConfig{
-			Store: projection.EngineStore(cl, c.queue, "seen"), Logger: quiet()}, s)
+			Store: projection.EngineStore(cl, c.queue, "seen"), Logger: quiet(),
+		}, s)
 		require.NoError(t, err)
 		return l
 	}

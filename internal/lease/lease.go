@@ -54,8 +54,10 @@ type Lease struct {
 func Take(ctx context.Context, conn *wire.Conn, key string, ttl time.Duration) (*Lease, error) {
 	var tok [16]byte
 	_, _ = crand.Read(tok[:])
-	l := &Lease{conn: conn, key: key, token: hex.EncodeToString(tok[:]), ttl: ttl,
-		stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lease{
+		conn: conn, key: key, token: hex.EncodeToString(tok[:]), ttl: ttl,
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
 	sent := time.Now()
 	ok, err := conn.SetNX(ctx, key, l.token, ttl)
 	if err != nil {

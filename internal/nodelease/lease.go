@@ -65,8 +65,10 @@ type Lease struct {
 // Acquire takes a free node id in queue and starts keeping it. onChange is
 // called (from the replacer goroutine) when the lease was lost and replaced.
 func Acquire(ctx context.Context, conn *wire.Conn, queue string, ttl time.Duration, log *slog.Logger, onChange func(node int)) (*Lease, error) {
-	l := &Lease{conn: conn, queue: queue, ttl: ttl, log: log, onChange: onChange, watch: outage.New(log, "echomq: node lease"),
-		lost: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	l := &Lease{
+		conn: conn, queue: queue, ttl: ttl, log: log, onChange: onChange, watch: outage.New(log, "echomq: node lease"),
+		lost: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
 	n, cur, err := l.take(ctx)
 	if err != nil {
 		return nil, err

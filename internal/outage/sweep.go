@@ -55,7 +55,8 @@ func (s *Sweeps) Done(errs []error) (next time.Duration, permanent []int, stop e
 // "<name>: stopped on a permanent error". Each sweep gets the loop's
 // [Sweeps], watching outages under name.
 func RunSweeps(ctx context.Context, log *slog.Logger, name string, tick time.Duration,
-	sweep func(ctx context.Context, s *Sweeps) (time.Duration, error)) error {
+	sweep func(ctx context.Context, s *Sweeps) (time.Duration, error),
+) error {
 	s := &Sweeps{Watch: New(log, name), Tick: tick}
 	err := startstop.Loop(ctx, func(ctx context.Context) (time.Duration, error) { return sweep(ctx, s) })
 	if err != nil {

@@ -2,9 +2,10 @@ package wire
 
 import (
 	"context"
-	"github.com/valkey-io/valkey-go"
 	"strconv"
 	"time"
+
+	"github.com/valkey-io/valkey-go"
 )
 
 // LaneAdmit is the input of one enqueue.
@@ -80,8 +81,10 @@ const laneJobFields = 8
 // LaneClaim leases up to n jobs for lease, rotating the ring at most steps
 // times.
 func (w *Conn) LaneClaim(ctx context.Context, k *LaneKeys, hist int, lease time.Duration, n, steps int) ([]LaneJob, error) {
-	msg, err := w.runLane(ctx, laneClaimLua, k, []string{strconv.Itoa(hist),
-		strconv.FormatInt(lease.Milliseconds(), 10), strconv.Itoa(n), strconv.Itoa(steps)})
+	msg, err := w.runLane(ctx, laneClaimLua, k, []string{
+		strconv.Itoa(hist),
+		strconv.FormatInt(lease.Milliseconds(), 10), strconv.Itoa(n), strconv.Itoa(steps),
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -170,8 +173,10 @@ func (w *Conn) LaneFail(ctx context.Context, k *LaneKeys, hist int, id string, t
 	if kill {
 		killArg = "1"
 	}
-	return w.laneVerdict(ctx, laneFailLua, k, []string{strconv.Itoa(hist), id,
-		strconv.FormatInt(token, 10), strconv.FormatInt(backoff.Milliseconds(), 10), reason, killArg})
+	return w.laneVerdict(ctx, laneFailLua, k, []string{
+		strconv.Itoa(hist), id,
+		strconv.FormatInt(token, 10), strconv.FormatInt(backoff.Milliseconds(), 10), reason, killArg,
+	})
 }
 
 // LaneRelease gives a held job back to the head of its lane without

@@ -36,10 +36,12 @@ func decodeLaneStats(msg valkey.ValkeyMessage) (LaneStatsReply, error) {
 		return LaneStatsReply{}, err
 	}
 	pairs, _ := arr[0].ToArray()
-	r := LaneStatsReply{Totals: make(map[string]int64, len(pairs)/2), Lanes: laneNum(arr[1]),
+	r := LaneStatsReply{
+		Totals: make(map[string]int64, len(pairs)/2), Lanes: laneNum(arr[1]),
 		Ring: laneNum(arr[2]), Paused: laneStr(arr[3]) != "", DefaultLimit: laneStr(arr[4]),
 		Active: laneNum(arr[5]), Delayed: laneNum(arr[6]), Backoff: laneNum(arr[7]), Dead: laneNum(arr[8]),
-		Busy: laneNum(arr[9])}
+		Busy: laneNum(arr[9]),
+	}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		r.Totals[laneStr(pairs[i])] = laneNum(pairs[i+1])
 	}

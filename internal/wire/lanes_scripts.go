@@ -75,9 +75,11 @@ type LaneKeys struct {
 // NewLaneKeys returns k with its vector computed, ready to share between
 // goroutines.
 func NewLaneKeys(k LaneKeys) *LaneKeys {
-	k.vec = []string{k.JobPrefix, k.LanePrefix, k.Ring, k.RingSet, k.Active, k.Schedule,
+	k.vec = []string{
+		k.JobPrefix, k.LanePrefix, k.Ring, k.RingSet, k.Active, k.Schedule,
 		k.Backoff, k.Hold, k.Dead, k.Paused, k.InFlight, k.Limits, k.Lanes, k.Stats, k.Seq,
-		k.Wake, k.Meta}
+		k.Wake, k.Meta,
+	}
 	return &k
 }
 

@@ -46,8 +46,10 @@ func Start(tb testing.TB) *Server {
 	tb.Helper()
 	bin := Binary(tb)
 	dir := tb.TempDir()
-	s := &Server{AccessKey: "emqtestaccess", SecretKey: "emqtestsecret-" + randHex(8), Dir: filepath.Join(dir, "root"),
-		bin: bin, log: filepath.Join(dir, "versitygw.log")}
+	s := &Server{
+		AccessKey: "emqtestaccess", SecretKey: "emqtestsecret-" + randHex(8), Dir: filepath.Join(dir, "root"),
+		bin: bin, log: filepath.Join(dir, "versitygw.log"),
+	}
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}

@@ -91,8 +91,10 @@ exits 1 naming the actual top and writes nothing.`,
 					return err
 				}
 				if a.json {
-					return writeJSON(a.stdout, appendDoc{Queue: a.queue, Stream: s.Name(), ID: id.String(),
-						Entry: id.EntryID().String(), Time: fmtTime(id.Time())})
+					return writeJSON(a.stdout, appendDoc{
+						Queue: a.queue, Stream: s.Name(), ID: id.String(),
+						Entry: id.EntryID().String(), Time: fmtTime(id.Time()),
+					})
 				}
 				_, err := fmt.Fprintln(a.stdout, id)
 				return err

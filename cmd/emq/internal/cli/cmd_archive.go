@@ -37,7 +37,8 @@ func (a *app) archiveCommand() *cobra.Command {
 // withArchiver checks the store flags, connects, opens the store and runs
 // fn on an archiver of cfg; it closes everything after.
 func (a *app) withArchiver(cmd *cobra.Command, so *storeOpts, create bool, cfg *archive.Config,
-	fn func(*archive.Archiver) error) (err error) {
+	fn func(*archive.Archiver) error,
+) (err error) {
 	ctx := cmd.Context()
 	c, err := a.connect(ctx, a.stderr)
 	if err != nil {

@@ -68,9 +68,11 @@ func cacheText(c archive.CacheCheck) string {
 }
 
 func toCycleDoc(q string, r archive.CycleResult, now time.Time) cycleDoc {
-	d := cycleDoc{Queue: q, Stream: r.Policy.Stream, Policy: r.Policy.Keep.String(), Time: fmtTime(now),
+	d := cycleDoc{
+		Queue: q, Stream: r.Policy.Stream, Policy: r.Policy.Keep.String(), Time: fmtTime(now),
 		Generation: r.Generation, Folded: r.Folded, Segments: make([]segmentDoc, len(r.Segments)), Trimmed: r.Trimmed,
-		PrevWatermark: idOrNull(r.PrevWatermark), Watermark: idOrNull(r.Watermark), Cache: cacheText(r.Cache)}
+		PrevWatermark: idOrNull(r.PrevWatermark), Watermark: idOrNull(r.Watermark), Cache: cacheText(r.Cache),
+	}
 	for i, s := range r.Segments {
 		d.Segments[i] = segmentDoc{Name: s.Name, First: s.First.String(), Last: s.Last.String(), Count: s.Count, Bytes: s.Bytes}
 		d.Bytes += s.Bytes

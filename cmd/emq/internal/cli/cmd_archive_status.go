@@ -40,11 +40,13 @@ type liveDoc struct {
 }
 
 func toArchiveStatusDoc(st archive.Status) archiveStatusDoc {
-	d := archiveStatusDoc{Queue: st.Queue, Stream: st.Stream, Generation: st.Generation,
+	d := archiveStatusDoc{
+		Queue: st.Queue, Stream: st.Stream, Generation: st.Generation,
 		Watermark: idOrNull(st.Watermark), Segments: st.Segments, Entries: st.Entries, Bytes: st.Bytes,
 		First: idOrNull(st.First), Last: idOrNull(st.Last),
 		Cache: cacheDoc{Present: st.HasCache, Cached: idOrNull(st.Cached), Mismatch: st.CacheMismatch},
-		Live:  liveDoc{Length: st.Live.Length}}
+		Live:  liveDoc{Length: st.Live.Length},
+	}
 	if !st.Watermark.IsZero() {
 		e, t := st.Watermark.EntryID().String(), fmtTime(st.WatermarkTime())
 		d.WatermarkEntry, d.WatermarkTime = &e, &t

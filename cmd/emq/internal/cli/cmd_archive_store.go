@@ -86,8 +86,10 @@ func parseS3(raw string) (*s3store.Config, error) {
 			return nil, fmt.Errorf("unknown parameter %q: want region", k)
 		}
 	}
-	return &s3store.Config{Endpoint: u.Host, Bucket: bucket, Prefix: prefix, Region: u.Query().Get("region"),
-		Insecure: u.Scheme == "http"}, nil
+	return &s3store.Config{
+		Endpoint: u.Host, Bucket: bucket, Prefix: prefix, Region: u.Query().Get("region"),
+		Insecure: u.Scheme == "http",
+	}, nil
 }
 
 // open returns the store and a release func. A reader (create false) does

@@ -32,8 +32,10 @@ type badSegmentDoc struct {
 }
 
 func toVerifyDoc(r archive.VerifyResult) verifyDoc {
-	d := verifyDoc{Queue: r.Stream.Queue, Stream: r.Stream.Stream, OK: r.OK(), Generation: r.Generation,
-		Segments: r.Segments, Entries: r.Entries, Unchecksummed: r.Unchecksummed, Bad: []badSegmentDoc{}}
+	d := verifyDoc{
+		Queue: r.Stream.Queue, Stream: r.Stream.Stream, OK: r.OK(), Generation: r.Generation,
+		Segments: r.Segments, Entries: r.Entries, Unchecksummed: r.Unchecksummed, Bad: []badSegmentDoc{},
+	}
 	if r.Manifest != nil {
 		s := oneLine(r.Manifest)
 		d.Manifest = &s
@@ -43,8 +45,10 @@ func toVerifyDoc(r archive.VerifyResult) verifyDoc {
 		if ce := (*archive.CorruptError)(nil); errors.As(b.Err, &ce) && ce.Name == b.Segment.Name {
 			reason = ce.Reason // the name is in the row already
 		}
-		d.Bad = append(d.Bad, badSegmentDoc{Name: b.Segment.Name, First: b.Segment.First.String(), Last: b.Segment.Last.String(),
-			Entries: b.Segment.Count, Error: reason})
+		d.Bad = append(d.Bad, badSegmentDoc{
+			Name: b.Segment.Name, First: b.Segment.First.String(), Last: b.Segment.Last.String(),
+			Entries: b.Segment.Count, Error: reason,
+		})
 	}
 	return d
 }

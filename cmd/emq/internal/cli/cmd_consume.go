@@ -93,8 +93,10 @@ func (a *app) consumeCommand() *cobra.Command {
 // consumer's configuration (without its handler).
 func (a *app) consumerConfig(cmd *cobra.Command, stream, group string, o *consumeOpts) (echomq.ConsumerConfig, error) {
 	f := cmd.Flags()
-	cfg := echomq.ConsumerConfig{Queue: a.queue, Stream: stream, Group: group, Name: o.name,
-		Count: o.batch, Beat: o.beat, MinIdle: o.minIdle, MaxDeliveries: o.maxDeliveries}
+	cfg := echomq.ConsumerConfig{
+		Queue: a.queue, Stream: stream, Group: group, Name: o.name,
+		Count: o.batch, Beat: o.beat, MinIdle: o.minIdle, MaxDeliveries: o.maxDeliveries,
+	}
 	if err := a.checkGroup(stream, group, o.name); err != nil {
 		return cfg, err
 	}
@@ -195,8 +197,10 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 	}
 	if a.json {
 		show = func(d echomq.Delivery, result string) error {
-			return writeJSON(a.stdout, deliveryDoc{eventDoc: toEventDoc(d.Event), Attempts: d.Attempts,
-				Group: d.Group, Consumer: d.Consumer, Result: result})
+			return writeJSON(a.stdout, deliveryDoc{
+				eventDoc: toEventDoc(d.Event), Attempts: d.Attempts,
+				Group: d.Group, Consumer: d.Consumer, Result: result,
+			})
 		}
 	} else {
 		show = func(d echomq.Delivery, result string) error {

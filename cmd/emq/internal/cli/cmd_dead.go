@@ -27,9 +27,11 @@ type deadDoc struct {
 }
 
 func toDeadDoc(dl echomq.DeadLetter) deadDoc {
-	d := deadDoc{ID: dl.ID.String(), Entry: dl.Entry.String(), Time: fmtTime(dl.Entry.Time()),
+	d := deadDoc{
+		ID: dl.ID.String(), Entry: dl.Entry.String(), Time: fmtTime(dl.Entry.Time()),
 		OriginEntry: dl.OriginEntry.String(), Stream: dl.Stream, Group: dl.Group, Consumer: dl.Consumer,
-		Attempts: dl.Attempts, Error: dl.Error, Payload: orderedFields(dl.Payload)}
+		Attempts: dl.Attempts, Error: dl.Error, Payload: orderedFields(dl.Payload),
+	}
 	if !dl.Origin.IsZero() {
 		o := dl.Origin.String()
 		d.Origin = &o

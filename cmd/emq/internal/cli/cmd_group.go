@@ -38,9 +38,11 @@ func toGroupDoc(ctx context.Context, s *echomq.Stream, gi echomq.GroupInfo) (gro
 	if err != nil {
 		return groupDoc{}, err
 	}
-	d := groupDoc{Group: gi.Name, Pending: gi.Pending, LastDelivered: gi.LastDelivered.String(),
+	d := groupDoc{
+		Group: gi.Name, Pending: gi.Pending, LastDelivered: gi.LastDelivered.String(),
 		EntriesRead: known(gi.EntriesRead), Lag: lag.N, LagExact: lag.Exact, EngineLag: known(gi.Lag),
-		Consumers: make([]consumerDoc, len(gi.Consumers))}
+		Consumers: make([]consumerDoc, len(gi.Consumers)),
+	}
 	for i, c := range gi.Consumers {
 		d.Consumers[i] = consumerDoc{Name: c.Name, Pending: c.Pending, IdleMs: c.Idle.Milliseconds()}
 		if c.Inactive >= 0 {

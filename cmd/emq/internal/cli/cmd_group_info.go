@@ -161,8 +161,10 @@ at least that long, --from/--to limit the entry ids (bounds as in read).`,
 func (a *app) writePending(stream, group string, pes []echomq.PendingEntry) error {
 	docs := make([]pendingEntryDoc, len(pes))
 	for i, p := range pes {
-		docs[i] = pendingEntryDoc{Entry: p.Entry.String(), Time: fmtTime(p.Entry.Time()), Consumer: p.Consumer,
-			Deliveries: p.Deliveries, IdleMs: p.Idle.Milliseconds()}
+		docs[i] = pendingEntryDoc{
+			Entry: p.Entry.String(), Time: fmtTime(p.Entry.Time()), Consumer: p.Consumer,
+			Deliveries: p.Deliveries, IdleMs: p.Idle.Milliseconds(),
+		}
 	}
 	if a.json {
 		return writeJSON(a.stdout, pendingDoc{Queue: a.queue, Stream: stream, Group: group, Count: len(docs), Pending: docs})

@@ -84,8 +84,10 @@ position on by itself.`,
 					return err
 				}
 				if a.json {
-					return writeJSON(a.stdout, resetDoc{Queue: a.queue, Stream: args[0], Group: g.Name(), DryRun: res.DryRun,
-						From: res.From.String(), To: res.To.String(), Redeliver: res.Redeliver, Skip: res.Skip, Pending: res.Pending})
+					return writeJSON(a.stdout, resetDoc{
+						Queue: a.queue, Stream: args[0], Group: g.Name(), DryRun: res.DryRun,
+						From: res.From.String(), To: res.To.String(), Redeliver: res.Redeliver, Skip: res.Skip, Pending: res.Pending,
+					})
 				}
 				return writeReset(a, args[0], g.Name(), res)
 			})

@@ -31,8 +31,10 @@ type idsDoc struct {
 
 func toIDDoc(id echomq.ID) idDoc {
 	s := id.Snowflake()
-	d := idDoc{ID: id.String(), Brand: id.Brand(), Snowflake: strconv.FormatInt(int64(s), 10),
-		Time: fmtTime(id.Time()), UnixMs: s.UnixMilli(), Node: s.Node(), Seq: s.Seq()}
+	d := idDoc{
+		ID: id.String(), Brand: id.Brand(), Snowflake: strconv.FormatInt(int64(s), 10),
+		Time: fmtTime(id.Time()), UnixMs: s.UnixMilli(), Node: s.Node(), Seq: s.Seq(),
+	}
 	if id.Is(echomq.BrandEvent) {
 		e := id.EntryID().String()
 		d.Entry = &e

@@ -72,9 +72,11 @@ and headroom, read with one INFO.`,
 				if err != nil {
 					return err
 				}
-				doc := infoDoc{Queue: a.queue, Stream: s.Name(), Key: s.Key(), Length: info.Length,
+				doc := infoDoc{
+					Queue: a.queue, Stream: s.Name(), Key: s.Key(), Length: info.Length,
 					LastGenerated: info.LastGenerated.String(), EngineTime: fmtTime(engine),
-					TopAheadMs: info.LastGenerated.Time().Sub(engine).Milliseconds()}
+					TopAheadMs: info.LastGenerated.Time().Sub(engine).Milliseconds(),
+				}
 				for _, p := range []struct {
 					ev  *echomq.Event
 					dst **eventDoc

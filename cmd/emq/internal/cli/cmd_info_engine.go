@@ -29,8 +29,10 @@ func (a *app) engineInfo(cmd *cobra.Command) error {
 	a.allowEviction = true
 	return a.withClient(cmd.Context(), func(c *echomq.Client) error {
 		e := c.Engine()
-		doc := engineDoc{Engine: e.Name, Version: e.Version, Cluster: e.Cluster, Checked: e.Checked, Policy: e.Policy,
-			Evicting: e.Evicting(), MaxMemory: e.MaxMemory, UsedMemory: e.UsedMemory, Scripts: e.Scripts}
+		doc := engineDoc{
+			Engine: e.Name, Version: e.Version, Cluster: e.Cluster, Checked: e.Checked, Policy: e.Policy,
+			Evicting: e.Evicting(), MaxMemory: e.MaxMemory, UsedMemory: e.UsedMemory, Scripts: e.Scripts,
+		}
 		if h, ok := e.Headroom(); ok {
 			doc.Headroom = &h
 		}

@@ -135,12 +135,18 @@ Read in O(1); a queue never used counts zero.`,
 				if err != nil {
 					return err
 				}
-				doc := lanesStatsDoc{Queue: a.queue, Paused: s.Paused, DefaultLaneLimit: s.DefaultLaneLimit,
-					Jobs: map[string]int64{"waiting": s.Waiting, "active": s.Active, "delayed": s.Delayed,
-						"backoff": s.Backoff, "dead": s.Dead},
-					Totals: map[string]int64{"enqueued": s.Enqueued, "completed": s.Completed, "failed": s.Failed,
-						"reaped": s.Reaped, "released": s.Released, "retried": s.Retried, "deleted": s.Deleted},
-					Lanes: map[string]int64{"waiting": s.Lanes, "busy": s.Busy, "ready": s.Ready}}
+				doc := lanesStatsDoc{
+					Queue: a.queue, Paused: s.Paused, DefaultLaneLimit: s.DefaultLaneLimit,
+					Jobs: map[string]int64{
+						"waiting": s.Waiting, "active": s.Active, "delayed": s.Delayed,
+						"backoff": s.Backoff, "dead": s.Dead,
+					},
+					Totals: map[string]int64{
+						"enqueued": s.Enqueued, "completed": s.Completed, "failed": s.Failed,
+						"reaped": s.Reaped, "released": s.Released, "retried": s.Retried, "deleted": s.Deleted,
+					},
+					Lanes: map[string]int64{"waiting": s.Lanes, "busy": s.Busy, "ready": s.Ready},
+				}
 				if a.json {
 					return writeJSON(a.stdout, doc)
 				}

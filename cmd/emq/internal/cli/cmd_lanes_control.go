@@ -34,7 +34,8 @@ func deadJobTargets(verb string, args []string, all bool) ([]echomq.ID, error) {
 // is done: a missing one exits 3, one in another state exits 1. With all,
 // a job settled meanwhile by someone else is skipped.
 func (a *app) actOnDead(ctx context.Context, q *lanes.Queue, ids []echomq.ID, all bool,
-	act func(context.Context, echomq.ID) error) ([]string, error) {
+	act func(context.Context, echomq.ID) error,
+) ([]string, error) {
 	if all {
 		for off := 0; ; off += lanes.MaxList {
 			page, err := q.Dead(ctx, off, lanes.MaxList)

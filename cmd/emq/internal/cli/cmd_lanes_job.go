@@ -62,10 +62,12 @@ A job that does not exist exits 3.`,
 				if err != nil {
 					return a.lanesErr(err)
 				}
-				doc := jobDoc{Queue: a.queue, ID: j.ID.String(), Lane: j.Lane, State: string(j.State),
+				doc := jobDoc{
+					Queue: a.queue, ID: j.ID.String(), Lane: j.Lane, State: string(j.State),
 					Attempts: j.Attempts, MaxAttempts: j.MaxAttempts, Seq: j.Seq, Stalls: j.Stalls,
 					Enqueued: optTime(j.EnqueuedAt), Claimed: optTime(j.ClaimedAt), Due: optTime(j.Due),
-					Finished: optTime(j.FinishedAt), Error: j.LastError, History: make([]historyDoc, len(j.History))}
+					Finished: optTime(j.FinishedAt), Error: j.LastError, History: make([]historyDoc, len(j.History)),
+				}
 				if j.Payload != nil {
 					p := string(j.Payload)
 					doc.Payload = &p

@@ -85,9 +85,11 @@ func (a *app) listJobs(cmd *cobra.Command, p lanes.JobListParams) error {
 			doc.State = "lane" // every job in the lane's order
 		}
 		for i, j := range jobs {
-			doc.Jobs[i] = jobSummaryDoc{ID: j.ID.String(), Lane: j.Lane, State: string(j.State), Attempts: j.Attempts,
+			doc.Jobs[i] = jobSummaryDoc{
+				ID: j.ID.String(), Lane: j.Lane, State: string(j.State), Attempts: j.Attempts,
 				MaxAttempts: j.MaxAttempts, Seq: j.Seq, Enqueued: optTime(j.EnqueuedAt), At: optTime(j.At),
-				Error: j.LastError, PayloadBytes: j.PayloadBytes}
+				Error: j.LastError, PayloadBytes: j.PayloadBytes,
+			}
 		}
 		if a.json {
 			return writeJSON(a.stdout, doc)

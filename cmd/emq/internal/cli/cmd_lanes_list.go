@@ -95,8 +95,10 @@ is on the rotation.`,
 					slices.SortFunc(infos, func(x, y lanes.LaneInfo) int { return strings.Compare(x.Lane, y.Lane) })
 				}
 				for _, in := range infos {
-					doc.Lanes = append(doc.Lanes, laneDoc{Lane: in.Lane, Depth: in.Depth, InFlight: in.InFlight,
-						Limit: in.Limit, Paused: in.Paused, HeldUntil: optTime(in.HeldUntil), Ready: in.Ready})
+					doc.Lanes = append(doc.Lanes, laneDoc{
+						Lane: in.Lane, Depth: in.Depth, InFlight: in.InFlight,
+						Limit: in.Limit, Paused: in.Paused, HeldUntil: optTime(in.HeldUntil), Ready: in.Ready,
+					})
 				}
 				doc.Count = len(doc.Lanes)
 				if a.json {

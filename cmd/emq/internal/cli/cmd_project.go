@@ -257,8 +257,10 @@ func (a *app) project(ctx context.Context, spec projection.Spec, w projection.Wi
 		if rows == nil {
 			rows = [][]string{}
 		}
-		return writeJSON(a.stdout, projectDoc{Queue: a.queue, Streams: names, Spec: spec.String(),
-			Window: w.String(), From: from, To: to, Events: events, Columns: cols, Rows: rows})
+		return writeJSON(a.stdout, projectDoc{
+			Queue: a.queue, Streams: names, Spec: spec.String(),
+			Window: w.String(), From: from, To: to, Events: events, Columns: cols, Rows: rows,
+		})
 	}
 	tw := table(a.stdout)
 	line := make([]string, len(cols))

@@ -79,8 +79,10 @@ func (a *app) printEvents(s *echomq.Stream, r echomq.Range, evs []echomq.Event) 
 	if to == "" {
 		to = "+"
 	}
-	return writeJSON(a.stdout, readDoc{Queue: a.queue, Stream: s.Name(), From: from, To: to,
-		Count: len(evs), Events: toEventDocs(evs)})
+	return writeJSON(a.stdout, readDoc{
+		Queue: a.queue, Stream: s.Name(), From: from, To: to,
+		Count: len(evs), Events: toEventDocs(evs),
+	})
 }
 
 func (a *app) readCommand() *cobra.Command {

@@ -79,8 +79,10 @@ watermark: events that were never archived and are now gone for good.`,
 				}
 				n := r.Removed
 				if a.json {
-					return writeJSON(a.stdout, trimDoc{Queue: a.queue, Stream: s.Name(), Trim: spec.String(), Removed: n,
-						Unarchived: r.Unarchived, Watermark: idOrNull(r.Watermark)})
+					return writeJSON(a.stdout, trimDoc{
+						Queue: a.queue, Stream: s.Name(), Trim: spec.String(), Removed: n,
+						Unarchived: r.Unarchived, Watermark: idOrNull(r.Watermark),
+					})
 				}
 				if _, err = fmt.Fprintf(a.stdout, "removed %d event%s (%s)\n", n, plural(int(n)), spec); err != nil {
 					return err

@@ -192,8 +192,10 @@ func (a *app) serveUI(ctx context.Context, cmd *cobra.Command, c *echomq.Client,
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s (give another address with --addr): %w", o.addr, err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{
+		Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(a.stdout, "dashboard  %s%s/  (queue %s)\nmetrics    %s/metrics\nwrites     %s\n",
 		base, cfg.Prefix, a.queue, base, writesState(h, cfg))

@@ -44,8 +44,10 @@ func startUI(t *testing.T, b *bundle, args ...string) (string, *syncBuffer) {
 func noFollow(t *testing.T) *http.Client {
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	return &http.Client{Jar: jar, Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{
+		Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 func fetch(t *testing.T, c *http.Client, method, u string, form url.Values) (int, string) {

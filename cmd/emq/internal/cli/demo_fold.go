@@ -121,8 +121,10 @@ func (d *demo) fold(ctx context.Context) (folded, error) {
 				top = max(top, v)
 			}
 		}
-		f.settled = append(f.settled, settlement{Game: game, Room: ev.Fields.Value("room"), Winner: winner,
-			Name: names[winner], Points: pts, Agrees: winner != "" && best[[2]string{game, winner}] == pts && pts == top})
+		f.settled = append(f.settled, settlement{
+			Game: game, Room: ev.Fields.Value("room"), Winner: winner,
+			Name: names[winner], Points: pts, Agrees: winner != "" && best[[2]string{game, winner}] == pts && pts == top,
+		})
 	}
 	return f, nil
 }

@@ -33,10 +33,14 @@ type demoWindowDoc struct {
 }
 
 func (d *demo) writeJSON(window []echomq.Event, f folded) error {
-	doc := demoDoc{Queue: d.queue, Embedded: d.c.Embedded(), Start: fmtTime(d.start), End: fmtTime(d.start.Add(storySpan)),
-		Window: demoWindowDoc{Stream: streamGuessScored, From: fmtTime(d.start.Add(windowFrom)),
-			To: fmtTime(d.start.Add(windowTo)), Events: toEventDocs(window)},
-		Players: f.players, Rooms: f.rooms, Settled: f.settled}
+	doc := demoDoc{
+		Queue: d.queue, Embedded: d.c.Embedded(), Start: fmtTime(d.start), End: fmtTime(d.start.Add(storySpan)),
+		Window: demoWindowDoc{
+			Stream: streamGuessScored, From: fmtTime(d.start.Add(windowFrom)),
+			To: fmtTime(d.start.Add(windowTo)), Events: toEventDocs(window),
+		},
+		Players: f.players, Rooms: f.rooms, Settled: f.settled,
+	}
 	for _, l := range d.log {
 		doc.Appended = append(doc.Appended, loggedDoc{Stream: l.stream, eventDoc: toEventDoc(l.ev)})
 	}

@@ -97,26 +97,34 @@ var gameRoom = map[int]string{1: "dogs", 2: "space"}
 func storyMS(at time.Duration) string { return "~" + at.String() }
 
 func room(name, title, fee, prize, durationMS string) []string {
-	return []string{"room", "@room-" + name, "name", title, "set", "animals", "mode", "classic", "free", "false",
-		"fee", fee, "currency", "diamonds", "prize", prize, "duration_ms", durationMS, "cells", "6"}
+	return []string{
+		"room", "@room-" + name, "name", title, "set", "animals", "mode", "classic", "free", "false",
+		"fee", fee, "currency", "diamonds", "prize", prize, "duration_ms", durationMS, "cells", "6",
+	}
 }
 
 func started(game int, room, player, prize, fee string, at, length time.Duration) []string {
-	return []string{"game", "@game-" + strconv.Itoa(game), "room", "@room-" + room, "player", "@player-" + player,
+	return []string{
+		"game", "@game-" + strconv.Itoa(game), "room", "@room-" + room, "player", "@player-" + player,
 		"name", player, "mode", "classic", "set", "animals", "keyboard", "1f436,1f431,1f42d,1f439,1f430,1f98a,1f43b,1f43c",
-		"prize", prize, "fee", fee, "currency", "diamonds", "started_ms", storyMS(at), "ends_ms", storyMS(at + length)}
+		"prize", prize, "fee", fee, "currency", "diamonds", "started_ms", storyMS(at), "ends_ms", storyMS(at + length),
+	}
 }
 
 func guess(n, game int, player string, attempt, points, best int) []string {
-	return []string{"game", "@game-" + strconv.Itoa(game), "room", "@room-" + gameRoom[game], "player", "@player-" + player,
+	return []string{
+		"game", "@game-" + strconv.Itoa(game), "room", "@room-" + gameRoom[game], "player", "@player-" + player,
 		"guess", "@guess-" + strconv.Itoa(n), "job", "@job-" + strconv.Itoa(n), "attempt", strconv.Itoa(attempt),
-		"points", strconv.Itoa(points), "pct", strconv.Itoa(points * 100 / 600), "best", strconv.Itoa(best)}
+		"points", strconv.Itoa(points), "pct", strconv.Itoa(points * 100 / 600), "best", strconv.Itoa(best),
+	}
 }
 
 func settled(game int, room, reason, prize, winner, players, guesses, best string, started, at time.Duration) []string {
-	return []string{"game", "@game-" + strconv.Itoa(game), "room", "@room-" + room, "mode", "classic", "reason", reason,
+	return []string{
+		"game", "@game-" + strconv.Itoa(game), "room", "@room-" + room, "mode", "classic", "reason", reason,
 		"prize", prize, "paid", prize, "winners", `[{"player":"@player-` + winner + `","amount":` + prize + `}]`,
-		"players", players, "guesses", guesses, "best", best, "started_ms", storyMS(started), "settled_ms", storyMS(at)}
+		"players", players, "guesses", guesses, "best", best, "started_ms", storyMS(started), "settled_ms", storyMS(at),
+	}
 }
 
 // cast mints and remembers the story's ids.
