@@ -23,8 +23,10 @@ const (
 	// goes through the script, which brings a new one.
 	clockFresh = time.Second
 	// clockRenew is how long a reading is kept against a later, looser
-	// one (see observe).
-	clockRenew = 100 * time.Millisecond
+	// one (see observe): on a loaded machine most replies are read late,
+	// and half a second nearly always holds a quick one. The monotonic
+	// clock and the engine's drift apart by microseconds in that time.
+	clockRenew = 500 * time.Millisecond
 	// hotFor is how long a stream stays with the script after a plain XADD
 	// to it was refused: under contention every refusal would cost a round
 	// trip, inside the script it costs none.

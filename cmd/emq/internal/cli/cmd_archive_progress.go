@@ -29,6 +29,9 @@ func newProgressBar(w io.Writer) *progressBar {
 }
 
 func isTerminal(w io.Writer) bool {
+	if l, ok := w.(*lockedWriter); ok {
+		w = l.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,6 +71,10 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // stdout. It is safe to call concurrently.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Options) int {
 	args = relativeArgs(args) // never nil: cobra reads os.Args when given nil
+	// Several goroutines write (the client's engine watcher and a follower
+	// log to stderr while the command prints): one write at a time, so a
+	// caller's writer need not be safe for concurrent use.
+	stdout, stderr = &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
 	a := &app{opts: opts.withDefaults(), stdin: stdin, stdout: stdout, stderr: stderr, node: -1}
 	root := a.rootCommand()
 	plainBools(root)
@@ -159,4 +164,16 @@ func oneLine(err error) string {
 	s := strings.TrimPrefix(err.Error(), "echomq: ")
 	s = strings.ReplaceAll(s, "echomq: ", "")
 	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(strings.TrimSpace(s))
+}
+
+// lockedWriter serialises the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
