@@ -1,6 +1,8 @@
 package echomqtest
 
 import (
+	"bytes"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,6 +103,37 @@ func TestClusterNodeKillRestart(t *testing.T) {
 	c.Stop()
 	_, err := respDo(n.Addr(), 200*time.Millisecond, "PING")
 	require.Error(t, err)
+}
+
+// TestClusterNodeRestartsFromTornNodesConf: a node killed while the engine
+// rewrote its nodes.conf (the file torn to one line of another node, as
+// Valkey 8.0 left it once under load) restarts from the whole file read
+// at Kill and rejoins its cluster.
+func TestClusterNodeRestartsFromTornNodesConf(t *testing.T) {
+	t.Parallel()
+	c := StartCluster(t)
+	n := c.Nodes()[1]
+	require.NoError(t, n.Kill())
+	conf := n.clusterConfigFile()
+	whole, err := os.ReadFile(conf)
+	require.NoError(t, err)
+	var torn []byte
+	for line := range bytes.Lines(whole) {
+		if !bytes.Contains(line, []byte("myself")) && !bytes.HasPrefix(line, []byte("vars ")) {
+			torn = line
+			break
+		}
+	}
+	require.NotEmpty(t, torn)
+	require.NoError(t, os.WriteFile(conf, torn, 0o600))
+	n.Restart(t)
+	c.WaitReady(t)
+	log, err := os.ReadFile(n.LogPath())
+	require.NoError(t, err)
+	require.Contains(t, string(log), "corrupted cluster config file", "the torn file was refused first")
+	got, err := os.ReadFile(conf)
+	require.NoError(t, err)
+	require.NotNil(t, wholeNodesConf(conf), "the node rewrote a whole nodes.conf: %q", got)
 }
 
 func TestParseClusterNodes(t *testing.T) {

@@ -1,12 +1,14 @@
 package echomqtest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +40,11 @@ type Server struct {
 	p       *proc // nil while not running
 	paused  bool  // SIGSTOP sent and no SIGCONT since
 	stopped bool  // Stop was called; the Server cannot be restarted
+	// nodesConf is a cluster node's last whole nodes.conf, read at Kill:
+	// SIGKILL can land while the engine rewrites the file (Valkey 8.0
+	// then refuses to start: "corrupted cluster config file"), which is
+	// the engine's own persistence, not what a fault test is about.
+	nodesConf []byte
 }
 
 // Addr returns the server's address, "127.0.0.1:PORT".
@@ -70,6 +77,7 @@ func (s *Server) Kill() error {
 	if s.p == nil {
 		return fmt.Errorf("echomqtest: server %s is not running", s.addr)
 	}
+	s.nodesConf = wholeNodesConf(s.clusterConfigFile())
 	s.p.kill()
 	s.p = nil
 	s.paused = false
@@ -116,6 +124,16 @@ func (s *Server) restart() error {
 		if err == nil {
 			s.p = p
 			return nil
+		}
+		if strings.Contains(err.Error(), "corrupted cluster config file") && s.nodesConf != nil {
+			// Start again from the whole file read before the kill: the
+			// cluster bus brings the node's view up to date (a newer
+			// epoch wins), as it would for an operator restoring it.
+			if werr := os.WriteFile(s.clusterConfigFile(), s.nodesConf, 0o600); werr != nil {
+				return errors.Join(err, werr)
+			}
+			s.nodesConf = nil
+			continue
 		}
 		if !errors.Is(err, errPortInUse) {
 			break
@@ -309,4 +327,28 @@ func persistent(extra []string) bool {
 		}
 	}
 	return on
+}
+
+// clusterConfigFile returns the --cluster-config-file of the command line,
+// "" for a server that is no cluster node.
+func (s *Server) clusterConfigFile() string {
+	for i, a := range s.args {
+		if a == "--cluster-config-file" && i+1 < len(s.args) {
+			return s.args[i+1]
+		}
+	}
+	return ""
+}
+
+// wholeNodesConf returns the content of the nodes.conf at path when it is
+// whole (it names the node itself and ends with its vars line), else nil.
+func wholeNodesConf(path string) []byte {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte("myself")) || !bytes.Contains(b, []byte("\nvars ")) {
+		return nil
+	}
+	return b
 }
