@@ -114,3 +114,7 @@ func (e *consumerEngine) retry(stop context.Context, back *outage.Backoff, op st
 	outage.Sleep(stop, back.Next())
 	return nil
 }
+
+// transient reports whether an engine failure may pass (see
+// wire.Transient).
+func transient(err error) bool { return wire.Transient(err) }

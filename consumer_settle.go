@@ -34,36 +34,37 @@ func (r *run) handle(j *job) {
 	e := r.e
 	if !time.Now().Before(j.b.deadline) {
 		e.stats.expired.Add(1)
-		e.log.Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
-			"entry", j.id, "attempts", j.d.Attempts)
+		e.logFor(j.d.Stream).Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
+			"entry", j.at.id, "attempts", j.d.Attempts)
 		r.settled(j)
 		return
 	}
-	if e.overLimit(r.io, r.c.from, j.d) {
+	if e.overLimit(r.io, *j.at.o, j.d) {
 		r.settled(j)
 		return
 	}
 	err := e.call(j.b.ctx, j.d)
 	switch {
 	case err == nil:
-		r.acks.add(j.id)
+		r.acks.add(j.at.o, j.at.id)
 	case r.hctx.Err() != nil:
 		r.handBack(j) // stopped by the grace running out: not the entry's fault
 		return
 	default:
-		e.failed(r.io, r.c.from, j.id, j.d, err)
+		e.failed(r.io, *j.at.o, j.at.id, j.d, err)
 	}
 	r.settled(j)
 }
 
-// ackLoop sends the acknowledgements: each XACK carries every id that
-// completed while the previous one was on the wire (up to AckBatch), after
-// holding the first for AckInterval when one is configured.
+// ackLoop sends the acknowledgements: each XACK carries every id of a
+// stream that completed while the previous one was on the wire (up to
+// AckBatch in all), after holding the first for AckInterval when one is
+// configured.
 func (r *run) ackLoop() {
 	defer close(r.ackDone)
 	for {
 		<-r.acks.wakeup
-		if d := r.c.cfg.AckInterval; d > 0 {
+		if d := r.cfg.ackInterval; d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:
@@ -72,10 +73,9 @@ func (r *run) ackLoop() {
 			t.Stop()
 		}
 		for {
-			ids, left, closed := r.acks.take(r.c.cfg.AckBatch)
-			if len(ids) > 0 {
-				r.e.ack(r.io, r.stop, r.c.from, ids, ackWait)
-			}
+			ids, left, closed := r.acks.take(r.cfg.ackBatch)
+			r.sendAcks(ids)
+			r.acks.sent()
 			if left == 0 {
 				if closed {
 					return
@@ -94,11 +94,11 @@ func (r *run) shutdown() {
 	r.queue.close()
 	done := make(chan struct{})
 	go func() { r.workers.Wait(); close(done) }()
-	t := time.NewTimer(r.c.cfg.Grace)
+	t := time.NewTimer(r.cfg.grace)
 	select {
 	case <-done:
 	case <-t.C:
-		r.e.log.Warn("grace period over; cancelling running handlers", "grace", r.c.cfg.Grace)
+		r.e.log.Warn("grace period over; cancelling running handlers", "grace", r.cfg.grace)
 		r.hcancel()
 		<-done
 	}
@@ -106,15 +106,33 @@ func (r *run) shutdown() {
 	r.hcancel()
 	r.acks.close()
 	<-r.ackDone
-	if len(r.handback) == 0 {
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
 	defer cancel()
-	n, err := r.c.c.conn.Release(ctx, r.c.s.key, r.c.cfg.Group, r.c.cfg.Name, releaseIdle, r.handback)
-	if err != nil {
-		r.e.log.Warn("release failed; entries stay pending until reclaimed after MinIdle", "entries", len(r.handback), "err", err)
-		return
+	for o, ids := range byOrigin(r.handback) {
+		n, err := r.e.c.conn.Release(ctx, o.key, r.e.group, r.e.consumer, releaseIdle, ids)
+		if err != nil {
+			r.e.logFor(o.name).Warn("release failed; entries stay pending until reclaimed after MinIdle", "entries", len(ids), "err", err)
+			continue
+		}
+		r.e.stats.released.Add(n)
 	}
-	r.e.stats.released.Add(n)
+}
+
+// sendAcks acknowledges entries, one XACK per stream.
+func (r *run) sendAcks(ids []ackID) {
+	for o, ids := range byOrigin(ids) {
+		r.e.ack(r.io, r.stop, *o, ids, ackWait)
+	}
+}
+
+// byOrigin groups entries by stream.
+func byOrigin(ids []ackID) map[*origin][]string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make(map[*origin][]string, 1)
+	for _, k := range ids {
+		out[k.o] = append(out[k.o], k.id)
+	}
+	return out
 }

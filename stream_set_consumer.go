@@ -2,12 +2,10 @@ package echomq
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/echomq/echomq/internal/keyspace"
-	"github.com/echomq/echomq/internal/outage"
 )
 
 // SetConsumerConfig configures [Client.SetConsumer]. Set, Group, Start and
@@ -61,7 +59,7 @@ type SetConsumerConfig struct {
 type SetConsumer struct {
 	c   *Client
 	cfg SetConsumerConfig
-	e   *consumerEngine // everything but the merged fetch loop (consumer_engine.go)
+	e   *consumerEngine // everything but the merged read (consumer_engine.go)
 }
 
 // SetConsumerStats are a set consumer's counters.
@@ -101,7 +99,11 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 	}
 	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
 	sc := &SetConsumer{c: c, cfg: cfg}
-	sc.e = newConsumerEngine(c, log, sc, consumerSpec{
+	rc := runConfig{
+		count: cfg.Count, concurrency: 1, ackBatch: cfg.Count,
+		beat: cfg.Beat, minIdle: cfg.MinIdle, grace: cfg.MinIdle, recreateAt: "0",
+	}
+	sc.e = newConsumerEngine(c, log, rc, sc.source, consumerSpec{
 		name: "echomq: set consumer", op: "set consume", target: cfg.Set.String(),
 		queue: cfg.Set.queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
 		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle, perStream: true,
@@ -174,254 +176,113 @@ func (sc *SetConsumer) Stats() SetConsumerStats {
 	}
 }
 
-// setRun is one Run of a set consumer.
-type setRun struct {
-	sc      *SetConsumer
-	e       *consumerEngine
-	stop    context.Context
-	io      context.Context
-	m       *merger
-	acks    map[*setCursor][]string
-	claimAt map[*setCursor]string // XAUTOCLAIM cursors
-	back    outage.Backoff        // the loop's retries
+// setSource is a [SetConsumer]'s [fetchSource]: the streams of the set,
+// each read first from the consumer's own pending list, merged in entry-id
+// order.
+type setSource struct {
+	sc       *SetConsumer
+	m        *merger
+	streams  map[*setCursor]*stream
+	nextScan time.Time
 }
 
-// consume is the set consumer's source of entries for its engine: the
-// merged loop, then the last flush of the acknowledgements.
-func (sc *SetConsumer) consume(ctx context.Context) error {
-	r := &setRun{sc: sc, e: sc.e, stop: ctx, io: context.WithoutCancel(ctx), acks: map[*setCursor][]string{}, claimAt: map[*setCursor]string{}}
-	r.m = &merger{set: sc.cfg.Set, count: int64(sc.cfg.Count), settle: sc.cfg.Settle, group: sc.cfg.Group, consumer: sc.cfg.Name, byName: map[string]*setCursor{}}
-	err := r.loop()
-	r.flush(true)
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		err = nil
+func (sc *SetConsumer) source() fetchSource {
+	cfg := &sc.cfg
+	return &setSource{
+		sc: sc, streams: map[*setCursor]*stream{},
+		m: &merger{set: cfg.Set, count: int64(cfg.Count), settle: cfg.Settle, group: cfg.Group, consumer: cfg.Name, byName: map[string]*setCursor{}},
 	}
-	return err
 }
 
-func (r *setRun) loop() error {
-	cfg := &r.sc.cfg
-	first := true
-	var nextScan, nextClaim time.Time
-	for r.stop.Err() == nil {
-		if first || (cfg.Set.byPref && !time.Now().Before(nextScan)) {
-			if err := r.discover(first); err != nil {
-				if err = r.retry("discover", err); err != nil {
-					return err
-				}
-				continue
-			}
-			first, nextScan = false, time.Now().Add(cfg.Discover)
-		}
-		if !time.Now().Before(nextClaim) {
-			nextClaim = time.Now().Add(cfg.Beat)
-			// Acks an outage held back go first: an entry handled and not
-			// acknowledged for MinIdle would otherwise be reclaimed.
-			r.flush(false)
-			if err := r.reclaim(); err != nil {
-				if err = r.retry("reclaim", err); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		if err := r.m.poll(r.io); err != nil {
-			if err = r.retry("poll", err); err != nil {
-				return err
-			}
-			continue
-		}
-		r.e.watch.OK()
-		r.back.Reset()
-		h := r.m.horizon()
-		n := 0
-		for r.stop.Err() == nil {
-			ev, c, ok := r.m.next(h)
-			if !ok {
-				break
-			}
-			n++
-			r.deliver(c, ev, 1)
-		}
-		r.e.stats.late.Store(r.m.late)
-		r.flush(false)
-		if n > 0 {
-			continue
-		}
-		d := min(cfg.Beat, max(time.Until(nextClaim), time.Millisecond))
-		if held, due := r.m.held(); held {
-			d = min(d, max(due, time.Millisecond))
-		}
-		if cfg.Set.byPref {
-			d = min(d, max(time.Until(nextScan), time.Millisecond))
-		}
-		wctx, cancel := context.WithTimeout(r.stop, d+readSlack)
-		err := r.m.wait(wctx, d)
-		cancel()
-		if err != nil && r.stop.Err() == nil {
-			if err = r.retry("wait", err); err != nil {
-				return err
-			}
-		}
+// prepare creates the group on streams not read yet (on a prefix set,
+// every Discover) and starts their cursors on the consumer's own pending
+// list.
+func (src *setSource) prepare(r *run, first bool) (string, error) {
+	set := src.sc.cfg.Set
+	if !first && (!set.byPref || time.Now().Before(src.nextScan)) {
+		return "", nil
 	}
-	return nil
-}
-
-// discover creates the group on streams not read yet and starts their
-// cursors on the consumer's own pending list.
-func (r *setRun) discover(first bool) error {
-	set := r.sc.cfg.Set
 	names := set.names
 	if set.byPref {
 		now, err := set.c.conn.Time(r.io)
 		if err != nil {
-			return err
+			return "discover", err
 		}
 		if names, err = set.discover(r.io); err != nil {
-			return err
+			return "discover", err
 		}
-		r.m.scanned = now / 1000 // TIME is in µs, the merge in ms
+		src.m.scanned = now / 1000 // TIME is in µs, the merge in ms
 	}
-	start, _ := r.sc.cfg.Start.entryID()
+	start, _ := src.sc.cfg.Start.entryID()
 	if !first {
 		start = "0" // found while running: read it whole
 	}
 	for _, n := range names {
-		if _, ok := r.m.byName[n]; ok {
+		if _, ok := src.m.byName[n]; ok {
 			continue
 		}
-		if _, err := set.c.conn.XGroupCreate(r.io, keyspace.StreamKey(set.queue, n), r.sc.cfg.Group, start); err != nil {
-			return err
+		key := keyspace.StreamKey(set.queue, n)
+		if _, err := set.c.conn.XGroupCreate(r.io, key, src.sc.cfg.Group, start); err != nil {
+			return "discover", err
 		}
-		r.m.add(n, EntryID{}, true)
+		src.m.add(n, EntryID{}, true)
+		c := src.m.byName[n]
+		src.streams[c] = r.addStream(n, key, true, c)
 	}
-	return nil
+	src.nextScan = time.Now().Add(src.sc.cfg.Discover)
+	return "", nil
 }
 
-// origin returns where c's entries come from, as settling them needs it.
-func (r *setRun) origin(c *setCursor) origin {
-	return origin{name: c.name, key: c.key}
-}
-
-// deliver runs the handler on one entry and settles it on the engine.
-func (r *setRun) deliver(c *setCursor, ev Event, attempts int64) {
-	cfg := &r.sc.cfg
-	if ev.Fields == nil && ev.ID.IsZero() {
-		r.acks[c] = append(r.acks[c], ev.Entry.String()) // trimmed while pending
-		return
+// read polls every stream and dispatches the entries below the merge's
+// horizon in merged order; when there are none, it waits for new entries
+// until the next reclaim, discovery or settle horizon is due.
+func (src *setSource) read(r *run) (string, error) {
+	m := src.m
+	err := m.poll(r.io)
+	for c, s := range src.streams {
+		s.draining = c.draining // a failed poll drains again
 	}
-	if c.draining || attempts > 1 {
-		attempts = r.attempts(c, ev.Entry, attempts)
+	if err != nil {
+		return "poll", err
 	}
-	d := Delivery{Event: ev, Attempts: attempts, Queue: cfg.Set.queue, Stream: c.name, Group: cfg.Group, Consumer: cfg.Name}
-	o := r.origin(c)
-	if r.e.overLimit(r.io, o, d) {
-		return
+	r.e.watch.OK()
+	h := m.horizon()
+	var (
+		fs    []fetched
+		since time.Time
+	)
+	for {
+		ev, c, ok := m.next(h)
+		if !ok {
+			break
+		}
+		attempts := int64(1)
+		if c.bufPending {
+			attempts = 0
+		}
+		if since.IsZero() || c.bufAt.Before(since) {
+			since = c.bufAt
+		}
+		fs = append(fs, fetched{src.streams[c], ev.Entry.String(), ev, attempts})
 	}
-	hctx, cancel := context.WithTimeout(r.io, cfg.MinIdle-cfg.MinIdle/10)
-	err := r.e.call(hctx, d)
+	r.e.stats.late.Store(m.late)
+	if len(fs) > 0 {
+		r.dispatchPending(fs, since)
+		return "", nil
+	}
+	cfg := &src.sc.cfg
+	d := min(cfg.Beat, max(time.Until(r.claimed.Add(cfg.Beat)), time.Millisecond))
+	if held, due := m.held(); held {
+		d = min(d, max(due, time.Millisecond))
+	}
+	if cfg.Set.byPref {
+		d = min(d, max(time.Until(src.nextScan), time.Millisecond))
+	}
+	wctx, cancel := context.WithTimeout(r.stop, d+readSlack)
+	err = m.wait(wctx, d)
 	cancel()
-	if err == nil {
-		r.acks[c] = append(r.acks[c], ev.Entry.String())
-		return
+	if err != nil && r.stop.Err() == nil {
+		return "wait", err
 	}
-	r.e.failed(r.io, o, ev.Entry.String(), d, err)
-}
-
-// attempts asks the engine for an entry's delivery count (a drained or
-// reclaimed entry), falling back to def.
-func (r *setRun) attempts(c *setCursor, e EntryID, def int64) int64 {
-	rows, err := r.sc.c.conn.XPendingIDs(r.io, c.key, r.sc.cfg.Group, []string{e.String()})
-	if row, ok := rows[e.String()]; err == nil && ok {
-		return row.Deliveries
-	}
-	return def
-}
-
-// reclaim takes over entries idle for MinIdle on every stream and delivers
-// them at once: retries, outside the merged order.
-func (r *setRun) reclaim() error {
-	cfg := &r.sc.cfg
-	for _, c := range r.m.curs {
-		if c.draining {
-			continue // its own pending list comes first, in order
-		}
-		cur := r.claimAt[c]
-		if cur == "" {
-			cur = "0-0"
-		}
-		ac, err := r.e.reclaim(r.io, r.origin(c), cur, int64(cfg.Count))
-		if err != nil {
-			return err
-		}
-		r.claimAt[c] = ac.Next
-		evs, err := decodeEvents(ac.Entries)
-		if err != nil {
-			return err
-		}
-		held := r.ours(c)
-		for _, ev := range evs {
-			if held[ev.Entry] {
-				continue // already this run's: the merge hands it out, or its ack is held back
-			}
-			r.e.stats.reclaimed.Add(1)
-			r.deliver(c, ev, 2)
-		}
-	}
-	return nil
-}
-
-// ours returns the entries of c this run holds: fetched and not handed out
-// yet, or handled with their ack not sent. After a long outage they are
-// idle past MinIdle like an entry a crashed peer left, and a reclaim takes
-// them back too; delivering them again would repeat them.
-func (r *setRun) ours(c *setCursor) map[EntryID]bool {
-	held := make(map[EntryID]bool, len(c.buf)+len(r.acks[c]))
-	for _, ev := range c.buf {
-		held[ev.Entry] = true
-	}
-	for _, id := range r.acks[c] {
-		if e, err := ParseEntryID(id); err == nil {
-			held[e] = true
-		}
-	}
-	return held
-}
-
-// flush acknowledges what succeeded, per stream. An ack that fails with a
-// transient error stays buffered for the next flush (the outage logged
-// once), unless this is the last flush of the run, which tries three times
-// (see [consumerEngine.ack]); entries whose ack is given up stay pending and are
-// delivered again (at least once). The last flush takes settleTimeout at
-// most in all, so a stop against a hung engine is not held by one wait per
-// stream.
-func (r *setRun) flush(last bool) {
-	base, mode := r.io, ackKeep
-	if last {
-		var cancel context.CancelFunc
-		base, cancel = context.WithTimeout(r.io, settleTimeout)
-		defer cancel()
-		mode = ackLast
-	}
-	for c, ids := range r.acks {
-		if len(ids) == 0 || !r.e.ack(base, r.stop, r.origin(c), ids, mode) {
-			delete(r.acks, c)
-		}
-	}
-}
-
-// retry handles a failed engine call of the loop (see [consumerEngine.retry]); a
-// group that vanished is created again on every stream.
-func (r *setRun) retry(what string, err error) error {
-	if r.stop.Err() != nil {
-		return nil
-	}
-	return r.e.retry(r.stop, &r.back, what, err, func() error {
-		for _, c := range r.m.curs {
-			if _, err := r.sc.c.conn.XGroupCreate(r.io, c.key, r.sc.cfg.Group, "0"); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return "", nil
 }
