@@ -149,13 +149,13 @@ func (a *ackBuffer) signal() {
 	}
 }
 
-// take removes up to limit entries and marks them being sent (until the
-// next take); closed reports whether no more will come.
-func (a *ackBuffer) take(limit int) (ids []ackID, pending int, closed bool) {
+// take moves up to limit entries into buf and marks them being sent
+// (until sent); closed reports whether no more will come.
+func (a *ackBuffer) take(limit int, buf []ackID) (ids []ackID, pending int, closed bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := min(limit, len(a.ids))
-	ids = append(a.sending[:0:0], a.ids[:n]...)
+	ids = append(buf[:0], a.ids[:n]...)
 	a.ids = append(a.ids[:0], a.ids[n:]...)
 	a.sending = ids
 	return ids, len(a.ids), a.closed

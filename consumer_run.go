@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -67,6 +68,7 @@ type run struct {
 	unhook  func() bool
 	back    outage.Backoff // the fetch loop's retries
 	claimed time.Time      // the last reclaim
+	scratch []fetched      // the fetch loop's, reused by each read
 
 	mu       sync.Mutex
 	inflight map[ackID]struct{} // entries fetched and not settled
@@ -196,10 +198,11 @@ type fetched struct {
 	attempts int64
 }
 
-// fetched decodes the entries of one read of s; an undecodable one is
-// logged and left pending.
+// fetched decodes the entries of one read of s, into the run's scratch
+// (valid until the next read); an undecodable one is logged and left
+// pending.
 func (r *run) fetched(s *stream, entries []wire.Entry, attempts int64) []fetched {
-	fs := make([]fetched, 0, len(entries))
+	fs := r.scratch[:0]
 	for _, e := range entries {
 		ev, err := decodeEvent(e)
 		if err != nil {
@@ -208,6 +211,7 @@ func (r *run) fetched(s *stream, entries []wire.Entry, attempts int64) []fetched
 		}
 		fs = append(fs, fetched{s, e.ID, ev, attempts})
 	}
+	r.scratch = fs[:0]
 	return fs
 }
 
@@ -219,6 +223,10 @@ func (r *run) fetched(s *stream, entries []wire.Entry, attempts int64) []fetched
 // awaiting its ack: after a long outage a reclaim takes them back like the
 // entries of a crashed peer), is skipped.
 func (r *run) dispatchPending(fs []fetched, since time.Time) {
+	if !slices.ContainsFunc(fs, func(f fetched) bool { return f.attempts == 0 }) {
+		r.dispatch(fs, since)
+		return
+	}
 	live := map[*stream][]string{}
 	gone := map[*stream][]string{}
 	for _, f := range fs {

@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -62,6 +63,10 @@ func (r *run) handle(j *job) {
 // configured.
 func (r *run) ackLoop() {
 	defer close(r.ackDone)
+	var (
+		buf  []ackID
+		strs []string
+	)
 	for {
 		<-r.acks.wakeup
 		if d := r.cfg.ackInterval; d > 0 {
@@ -73,9 +78,10 @@ func (r *run) ackLoop() {
 			t.Stop()
 		}
 		for {
-			ids, left, closed := r.acks.take(r.cfg.ackBatch)
-			r.sendAcks(ids)
+			ids, left, closed := r.acks.take(r.cfg.ackBatch, buf)
+			eachOrigin(ids, &strs, func(o *origin, ids []string) { r.e.ack(r.io, r.stop, *o, ids, ackWait) })
 			r.acks.sent()
+			buf = ids
 			if left == 0 {
 				if closed {
 					return
@@ -108,31 +114,34 @@ func (r *run) shutdown() {
 	<-r.ackDone
 	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
 	defer cancel()
-	for o, ids := range byOrigin(r.handback) {
+	var strs []string
+	eachOrigin(r.handback, &strs, func(o *origin, ids []string) {
 		n, err := r.e.c.conn.Release(ctx, o.key, r.e.group, r.e.consumer, releaseIdle, ids)
 		if err != nil {
 			r.e.logFor(o.name).Warn("release failed; entries stay pending until reclaimed after MinIdle", "entries", len(ids), "err", err)
-			continue
+			return
 		}
 		r.e.stats.released.Add(n)
-	}
+	})
 }
 
-// sendAcks acknowledges entries, one XACK per stream.
-func (r *run) sendAcks(ids []ackID) {
-	for o, ids := range byOrigin(ids) {
-		r.e.ack(r.io, r.stop, *o, ids, ackWait)
+// eachOrigin calls f once per stream of ids with the stream's ids, in
+// *strs (reused: f must not keep them). A Consumer's are all of one stream.
+func eachOrigin(ids []ackID, strs *[]string, f func(o *origin, ids []string)) {
+	var seen [4]*origin
+	done := seen[:0]
+	for i, k := range ids {
+		if i > 0 && (k.o == ids[0].o || slices.Contains(done, k.o)) {
+			continue
+		}
+		done = append(done, k.o)
+		b := (*strs)[:0]
+		for _, x := range ids[i:] {
+			if x.o == k.o {
+				b = append(b, x.id)
+			}
+		}
+		*strs = b
+		f(k.o, b)
 	}
-}
-
-// byOrigin groups entries by stream.
-func byOrigin(ids []ackID) map[*origin][]string {
-	if len(ids) == 0 {
-		return nil
-	}
-	out := make(map[*origin][]string, 1)
-	for _, k := range ids {
-		out[k.o] = append(out[k.o], k.id)
-	}
-	return out
 }

@@ -247,10 +247,8 @@ func (src *setSource) read(r *run) (string, error) {
 	}
 	r.e.watch.OK()
 	h := m.horizon()
-	var (
-		fs    []fetched
-		since time.Time
-	)
+	fs := r.scratch[:0]
+	var since time.Time
 	for {
 		ev, c, ok := m.next(h)
 		if !ok {
@@ -266,6 +264,7 @@ func (src *setSource) read(r *run) (string, error) {
 		fs = append(fs, fetched{src.streams[c], ev.Entry.String(), ev, attempts})
 	}
 	r.e.stats.late.Store(m.late)
+	r.scratch = fs[:0]
 	if len(fs) > 0 {
 		r.dispatchPending(fs, since)
 		return "", nil
