@@ -162,14 +162,8 @@ func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
 	start, _ := cfg.Start.entryID()
 	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
 	cs := &Consumer{c: c, cfg: cfg, s: s, start: start}
-	rc := runConfig{
-		count: cfg.Count, concurrency: cfg.Concurrency, ackBatch: cfg.AckBatch,
-		beat: cfg.Beat, minIdle: cfg.MinIdle, ackInterval: cfg.AckInterval, grace: cfg.Grace, recreateAt: start,
-	}
-	cs.e = newConsumerEngine(c, log, rc, func() fetchSource { return &streamSource{c: cs} }, consumerSpec{
-		name: "echomq: consumer", op: "consume", target: s.key,
-		queue: cfg.Queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
-		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle,
+	cs.e = newConsumerEngine(c, log, func() fetchSource { return &streamSource{c: cs} }, consumerSpec{
+		ConsumerConfig: cfg, name: "echomq: consumer", op: "consume", target: s.key, recreateAt: start,
 	})
 	return cs, nil
 }

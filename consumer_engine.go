@@ -25,19 +25,10 @@ import (
 // blocking read (consumer_source.go), or the streams of a set merged in
 // entry-id order (stream_set_consumer.go).
 type consumerEngine struct {
+	consumerSpec
 	c      *Client
-	cfg    runConfig
-	source func() fetchSource // a new one for each run
 	log    *slog.Logger
-	name   string // "echomq: consumer" or "echomq: set consumer": the prefix of its lines
-	op     string // the operation its errors name: "consume" or "set consume"
-	target string // what its errors name: the stream's key or the set
-
-	queue, group, consumer string
-	handle                 HandlerFunc
-	limit                  int64 // MaxDeliveries; at or below 0: no dead letters
-	minIdle                time.Duration
-	perStream              bool // its deliveries come from many streams: lines name the stream
+	source func() fetchSource // a new one for each run
 
 	svc   startstop.Service // Run, Start, Stop and Stopped
 	watch *outage.Watch     // logs each outage of the engine once
@@ -46,21 +37,25 @@ type consumerEngine struct {
 
 // consumerSpec is what a front tells the engine about itself.
 type consumerSpec struct {
-	name, op, target       string
-	queue, group, consumer string
-	handle                 HandlerFunc
-	maxDeliveries          int
-	minIdle                time.Duration
-	perStream              bool
+	// ConsumerConfig is the front's configuration with the defaults filled
+	// in (a set consumer's Stream is empty: its streams are the set's).
+	ConsumerConfig
+	name       string // "echomq: consumer" or "echomq: set consumer": the prefix of its lines
+	op         string // the operation its errors name: "consume" or "set consume"
+	target     string // what its errors name: the stream's key or the set
+	perStream  bool   // its deliveries come from many streams: lines name the stream
+	recreateAt string // where a group that vanished is created again
 }
 
-func newConsumerEngine(c *Client, log *slog.Logger, cfg runConfig, source func() fetchSource, s consumerSpec) *consumerEngine {
-	return &consumerEngine{
-		c: c, cfg: cfg, source: source, log: log, name: s.name, op: s.op, target: s.target,
-		queue: s.queue, group: s.group, consumer: s.consumer, handle: s.handle,
-		limit: int64(s.maxDeliveries), minIdle: s.minIdle, perStream: s.perStream,
-		watch: outage.New(log, s.name),
-	}
+// limit is MaxDeliveries; at or below 0: no dead letters.
+func (s *consumerSpec) limit() int64 { return int64(s.MaxDeliveries) }
+
+// margin is how long before the engine could see an entry as idle for
+// MinIdle its handler's context ends.
+func (s *consumerSpec) margin() time.Duration { return s.MinIdle/10 + s.AckInterval }
+
+func newConsumerEngine(c *Client, log *slog.Logger, source func() fetchSource, s consumerSpec) *consumerEngine {
+	return &consumerEngine{consumerSpec: s, c: c, log: log, source: source, watch: outage.New(log, s.name)}
 }
 
 // Run, Start, Stop and Stopped are the service methods of both fronts.

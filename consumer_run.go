@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -13,18 +14,6 @@ import (
 // readSlack bounds a blocking read beyond its BLOCK time, so a dead
 // connection cannot park the fetch loop forever.
 const readSlack = 5 * time.Second
-
-// runConfig is what a run needs of its front's configuration.
-type runConfig struct {
-	count, concurrency, ackBatch int
-	beat, minIdle, ackInterval   time.Duration
-	grace                        time.Duration
-	recreateAt                   string // where a group that vanished is created again
-}
-
-// margin is how long before the engine could see an entry as idle for
-// MinIdle its handler's context ends.
-func (c *runConfig) margin() time.Duration { return c.minIdle/10 + c.ackInterval }
 
 // fetchSource is what differs between the fronts: how a run finds its
 // streams and reads them. A [Consumer] reads one stream with a blocking
@@ -53,7 +42,6 @@ type stream struct {
 // Concurrency handler workers, and one acknowledger.
 type run struct {
 	e       *consumerEngine
-	cfg     *runConfig
 	src     fetchSource
 	streams []*stream       // the fetch loop's alone
 	stop    context.Context // ends when Run's ctx ends or fetching failed
@@ -78,11 +66,10 @@ type run struct {
 // consume is one run of the engine: it starts the workers and the
 // acknowledger, runs the fetch loop and shuts the run down.
 func (e *consumerEngine) consume(ctx context.Context) error {
-	cfg := &e.cfg
 	r := &run{
-		e: e, cfg: cfg, src: e.source(),
+		e: e, src: e.source(),
 		io:       context.WithoutCancel(ctx),
-		queue:    newJobQueue(cfg.count),
+		queue:    newJobQueue(e.Count),
 		acks:     newAckBuffer(),
 		ackDone:  make(chan struct{}),
 		inflight: make(map[ackID]struct{}),
@@ -91,8 +78,8 @@ func (e *consumerEngine) consume(ctx context.Context) error {
 	r.hctx, r.hcancel = context.WithCancel(r.io)
 	r.unhook = context.AfterFunc(r.stop, r.queue.wake)
 	go r.ackLoop()
-	r.workers.Add(cfg.concurrency)
-	for range cfg.concurrency {
+	r.workers.Add(e.Concurrency)
+	for range e.Concurrency {
 		go r.work()
 	}
 	err := r.fetch()
@@ -119,7 +106,7 @@ func (r *run) fetch() error {
 			continue
 		}
 		first = false
-		if time.Since(r.claimed) >= r.cfg.beat && r.reclaimable() {
+		if time.Since(r.claimed) >= r.e.Beat && r.reclaimable() {
 			r.claimed = time.Now()
 			if err := r.reclaim(); err != nil {
 				if err = r.retry("reclaim", err); err != nil {
@@ -140,18 +127,27 @@ func (r *run) fetch() error {
 	return nil
 }
 
-// reclaim takes over the entries idle for MinIdle on every stream whose own
-// pending list is drained, and dispatches them: retries, outside any order.
+// reclaim takes over the entries idle for MinIdle from any consumer of the
+// group (XAUTOCLAIM, resuming its scan where the last one stopped) on every
+// stream whose own pending list is drained, and dispatches them: retries,
+// outside any order. Entries whose data was trimmed meanwhile leave the
+// pending list with it: they are counted as trimmed and reported to the
+// AckHooks.
 func (r *run) reclaim() error {
 	for _, s := range r.streams {
 		if s.draining {
 			continue // its own pending list comes first, in order
 		}
-		ac, err := r.e.reclaim(r.io, s.origin, s.claimAt, int64(r.cfg.count))
+		ac, err := r.e.c.conn.XAutoClaim(r.io, s.key, r.e.Group, r.e.Name, r.e.MinIdle, s.claimAt, int64(r.e.Count))
 		if err != nil {
 			return err
 		}
+		r.e.watch.OK()
 		r.back.Reset()
+		if n := len(ac.Deleted); n > 0 {
+			r.e.stats.trimmed.Add(int64(n))
+			r.e.acked(r.io, s.origin, n, true, 0, nil)
+		}
 		s.claimAt = ac.Next
 		r.e.stats.reclaimed.Add(int64(len(ac.Entries)))
 		if len(ac.Entries) > 0 {
@@ -171,21 +167,36 @@ func (r *run) reclaimable() bool {
 	return false
 }
 
-// retry handles a failed engine call of the fetch loop (see
-// [consumerEngine.retry]); a group that vanished is created again on every
-// stream. A failure once the run is stopping is its stop.
-func (r *run) retry(what string, err error) error {
+// retry handles a failed engine call of the fetch loop: it waits out a
+// transient failure with the loop's backoff (the outage logged once), or
+// returns the error. A group that vanished (destroyed by hand, or lost with
+// the engine's data) is created again on every stream. A failure once the
+// run is stopping is its stop.
+func (r *run) retry(op string, err error) error {
 	if r.stop.Err() != nil {
 		return nil
 	}
-	return r.e.retry(r.stop, &r.back, what, err, func() error {
-		for _, s := range r.streams {
-			if _, err := r.e.c.conn.XGroupCreate(r.io, s.key, r.e.group, r.cfg.recreateAt); err != nil {
-				return err
-			}
+	if errors.Is(err, ErrGroupNotFound) {
+		r.e.log.Error("the group vanished; creating it again", "op", op, "err", err)
+		if err = r.recreate(); err == nil {
+			return nil
 		}
-		return nil
-	})
+	}
+	if !transient(err) {
+		return err
+	}
+	r.e.watch.Failed(op, err)
+	outage.Sleep(r.stop, r.back.Next())
+	return nil
+}
+
+func (r *run) recreate() error {
+	for _, s := range r.streams {
+		if _, err := r.e.c.conn.XGroupCreate(r.io, s.key, r.e.Group, r.e.recreateAt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetched is an entry of a stream and its delivery count; 0 when it was
@@ -244,7 +255,7 @@ func (r *run) dispatchPending(fs []fetched, since time.Time) {
 		r.e.stats.trimmed.Add(int64(len(ids)))
 		// Acknowledged at once, not through the ack batch: a reclaim in
 		// the meantime would report the same trimmed entries again.
-		_, err := r.e.c.conn.XAck(r.io, s.key, r.e.group, ids...)
+		_, err := r.e.c.conn.XAck(r.io, s.key, r.e.Group, ids...)
 		if err != nil {
 			r.acks.add(&s.origin, ids...)
 		}
@@ -252,7 +263,7 @@ func (r *run) dispatchPending(fs []fetched, since time.Time) {
 	}
 	counts := map[*stream]map[string]wire.PendingRow{}
 	for s, ids := range live {
-		rows, err := r.e.c.conn.XPendingIDs(r.io, s.key, r.e.group, ids)
+		rows, err := r.e.c.conn.XPendingIDs(r.io, s.key, r.e.Group, ids)
 		if err != nil {
 			// Left in this consumer's pending list: the next reclaim retries.
 			r.e.logFor(s.name).Warn("delivery counts unavailable; entries left for a reclaim", "err", err, "entries", len(ids))
@@ -264,7 +275,7 @@ func (r *run) dispatchPending(fs []fetched, since time.Time) {
 	for _, f := range fs {
 		if f.attempts == 0 {
 			row, ok := counts[f.s][f.id]
-			if !ok || f.ev.Fields == nil || row.Consumer != r.e.consumer {
+			if !ok || f.ev.Fields == nil || row.Consumer != r.e.Name {
 				continue
 			}
 			f.attempts = row.Deliveries
@@ -298,7 +309,7 @@ func (r *run) dispatch(fs []fetched, since time.Time) {
 	if len(fs) == 0 {
 		return
 	}
-	b := &batch{deadline: since.Add(r.cfg.minIdle - r.cfg.margin())}
+	b := &batch{deadline: since.Add(r.e.MinIdle - r.e.margin())}
 	jobs := make([]*job, 0, len(fs))
 	r.mu.Lock()
 	for _, f := range fs {
@@ -307,7 +318,7 @@ func (r *run) dispatch(fs []fetched, since time.Time) {
 			continue
 		}
 		r.inflight[k] = struct{}{}
-		d := Delivery{Event: f.ev, Attempts: f.attempts, Queue: r.e.queue, Stream: f.s.name, Group: r.e.group, Consumer: r.e.consumer}
+		d := Delivery{Event: f.ev, Attempts: f.attempts, Queue: r.e.Queue, Stream: f.s.name, Group: r.e.Group, Consumer: r.e.Name}
 		jobs = append(jobs, &job{d: d, at: k, b: b})
 	}
 	r.mu.Unlock()

@@ -69,7 +69,7 @@ func (r *run) ackLoop() {
 	)
 	for {
 		<-r.acks.wakeup
-		if d := r.cfg.ackInterval; d > 0 {
+		if d := r.e.AckInterval; d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:
@@ -78,7 +78,7 @@ func (r *run) ackLoop() {
 			t.Stop()
 		}
 		for {
-			ids, left, closed := r.acks.take(r.cfg.ackBatch, buf)
+			ids, left, closed := r.acks.take(r.e.AckBatch, buf)
 			eachOrigin(ids, &strs, func(o *origin, ids []string) { r.e.ack(r.io, r.stop, *o, ids, ackWait) })
 			r.acks.sent()
 			buf = ids
@@ -100,11 +100,11 @@ func (r *run) shutdown() {
 	r.queue.close()
 	done := make(chan struct{})
 	go func() { r.workers.Wait(); close(done) }()
-	t := time.NewTimer(r.cfg.grace)
+	t := time.NewTimer(r.e.Grace)
 	select {
 	case <-done:
 	case <-t.C:
-		r.e.log.Warn("grace period over; cancelling running handlers", "grace", r.cfg.grace)
+		r.e.log.Warn("grace period over; cancelling running handlers", "grace", r.e.Grace)
 		r.hcancel()
 		<-done
 	}
@@ -116,7 +116,7 @@ func (r *run) shutdown() {
 	defer cancel()
 	var strs []string
 	eachOrigin(r.handback, &strs, func(o *origin, ids []string) {
-		n, err := r.e.c.conn.Release(ctx, o.key, r.e.group, r.e.consumer, releaseIdle, ids)
+		n, err := r.e.c.conn.Release(ctx, o.key, r.e.Group, r.e.Name, releaseIdle, ids)
 		if err != nil {
 			r.e.logFor(o.name).Warn("release failed; entries stay pending until reclaimed after MinIdle", "entries", len(ids), "err", err)
 			return

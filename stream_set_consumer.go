@@ -28,14 +28,17 @@ type SetConsumerConfig struct {
 	// Handle handles each delivery, one at a time, in merged entry-id order
 	// across the streams. Required.
 	Handle HandlerFunc
-	// Count caps the entries one poll fetches per stream. Defaults to 100.
+	// Count caps the entries one poll fetches per stream; it is also the
+	// depth of the queue in front of the handler. Defaults to 100.
 	Count int
 	// Beat is how often idle entries are reclaimed and how long a wait for
 	// new entries lasts. Defaults to 1s.
 	Beat time.Duration
 	// MinIdle is the retry delay of a failed entry and the takeover delay
 	// after a crash (see [ConsumerConfig.MinIdle]); a handler's context
-	// ends a tenth of it before. Defaults to 30s.
+	// ends MinIdle less a tenth of it after the entry was fetched, and a
+	// stop lets a running handler finish for up to MinIdle. Defaults to
+	// 30s.
 	MinIdle time.Duration
 	// MaxDeliveries moves an entry to its stream's dead letters after that
 	// many failed deliveries (a [*DecodeError] at once). Defaults to 16;
@@ -70,71 +73,39 @@ type SetConsumerStats struct {
 // SetConsumer validates cfg and returns a consumer ready to run. Errors:
 // the set's own; a [*NameError] for a bad group or consumer name; an
 // [*ArgumentError] for a missing set or handler, a zero Start or an option
-// out of range.
+// out of range (the ranges of [ConsumerConfig]).
 func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
-	if cfg.Name == "" {
-		cfg.Name = DefaultConsumerName()
+	if cfg.Set == nil {
+		return nil, opError("set consumer", "<nil>", &ArgumentError{Name: "set", Reason: "Set is required"})
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = c.cfg.Logger
-	}
-	err := cfg.check()
-	if err != nil {
-		set := "<nil>"
-		if cfg.Set != nil {
-			set = cfg.Set.String()
+	fo, err := (&SetFollowOpts{Count: cfg.Count, Settle: cfg.Settle, Discover: cfg.Discover}).resolve()
+	cc := ConsumerConfig{
+		Queue: cfg.Set.queue, Group: cfg.Group, Name: cfg.Name, Start: cfg.Start, Handle: cfg.Handle,
+		Count: fo.Count, Beat: cfg.Beat, MinIdle: cfg.MinIdle, MaxDeliveries: cfg.MaxDeliveries, Logger: cfg.Logger,
+	}.withDefaults(c)
+	cc.Grace = min(cc.MinIdle, MaxGrace) // a running handler's context ends before MinIdle anyway
+	switch {
+	case cfg.Set.err != nil:
+		err = cfg.Set.err
+	case err == nil:
+		if err = keyspace.Name("group", cc.Group); err == nil {
+			if err = checkConsumer(cc.Name); err == nil {
+				err = cc.validate()
+			}
 		}
-		return nil, opError("set consumer", set, err)
 	}
-	fo, _ := (&SetFollowOpts{Count: cfg.Count, Settle: cfg.Settle, Discover: cfg.Discover}).resolve()
-	cfg.Count, cfg.Settle, cfg.Discover = fo.Count, fo.Settle, fo.Discover
-	if cfg.Beat == 0 {
-		cfg.Beat = DefaultBeat
+	if err != nil {
+		return nil, opError("set consumer", cfg.Set.String(), err)
 	}
-	if cfg.MinIdle == 0 {
-		cfg.MinIdle = DefaultMinIdle
-	}
-	if cfg.MaxDeliveries == 0 {
-		cfg.MaxDeliveries = DefaultMaxDeliveries
-	}
+	cfg.Name, cfg.Count, cfg.Settle, cfg.Discover = cc.Name, fo.Count, fo.Settle, fo.Discover
+	cfg.Beat, cfg.MinIdle, cfg.MaxDeliveries, cfg.Logger = cc.Beat, cc.MinIdle, cc.MaxDeliveries, cc.Logger
 	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
 	sc := &SetConsumer{c: c, cfg: cfg}
-	rc := runConfig{
-		count: cfg.Count, concurrency: 1, ackBatch: cfg.Count,
-		beat: cfg.Beat, minIdle: cfg.MinIdle, grace: cfg.MinIdle, recreateAt: "0",
-	}
-	sc.e = newConsumerEngine(c, log, rc, sc.source, consumerSpec{
-		name: "echomq: set consumer", op: "set consume", target: cfg.Set.String(),
-		queue: cfg.Set.queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
-		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle, perStream: true,
+	sc.e = newConsumerEngine(c, log, sc.source, consumerSpec{
+		ConsumerConfig: cc, name: "echomq: set consumer", op: "set consume", target: cfg.Set.String(),
+		perStream: true, recreateAt: "0",
 	})
 	return sc, nil
-}
-
-func (cfg *SetConsumerConfig) check() error {
-	bad := func(name, reason string) error { return &ArgumentError{Name: name, Reason: reason} }
-	switch {
-	case cfg.Set == nil:
-		return bad("set", "Set is required")
-	case cfg.Set.err != nil:
-		return cfg.Set.err
-	case cfg.Handle == nil:
-		return bad("handler", "Handle is required")
-	case cfg.Start != StartNew && cfg.Start != StartHead:
-		return bad("start", "must be StartNew or StartHead")
-	case cfg.Beat < 0 || cfg.Beat > MaxBeat:
-		return bad("beat", "must lie in [0, "+MaxBeat.String()+"]")
-	case cfg.MinIdle < 0 || cfg.MinIdle > MaxMinIdle:
-		return bad("min idle", "must lie in [0, "+MaxMinIdle.String()+"]")
-	}
-	if err := keyspace.Name("group", cfg.Group); err != nil {
-		return err
-	}
-	if err := checkConsumer(cfg.Name); err != nil {
-		return err
-	}
-	_, err := (&SetFollowOpts{Count: cfg.Count, Settle: cfg.Settle, Discover: cfg.Discover}).resolve()
-	return err
 }
 
 // Run consumes until ctx ends or [SetConsumer.Stop] is called, then
@@ -146,10 +117,11 @@ func (cfg *SetConsumerConfig) check() error {
 // later poll, wait, reclaim or acknowledgement, is retried with a backoff
 // from 100ms to 2s and logged once per outage on the Logger ("echomq: set
 // consumer: engine unavailable; retrying"), as is its end ("echomq: set
-// consumer: engine back"). An acknowledgement that fails so stays buffered
-// and is sent again before the next reclaim (an outage delays it, it does
-// not turn it into a redelivery), and three more times at the stop.
-// Running handlers are not disturbed. A group that vanishes is logged and
+// consumer: engine back"). An acknowledgement that fails so is retried
+// until the stop, then three more times (an outage delays it; a reclaim
+// meanwhile skips the entries awaiting it, so it does not turn into a
+// redelivery). Running handlers are not disturbed; at the stop, fetched
+// entries not handed to the handler yet go back to the group. A group that vanishes is logged and
 // created again. Run ends only when ctx ends (nil, logged as "echomq: set
 // consumer: stopped" with reason=context ended) or on a permanent error
 // (returned, logged as "echomq: set consumer: stopped on a permanent
