@@ -8,25 +8,12 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// ackMode says how [consumerEngine.ack] treats a transient failure.
-type ackMode int
-
-const (
-	// ackWait retries with a backoff while stop has not ended (an outage
-	// delays the ack, it does not lose it), then as ackLast.
-	ackWait ackMode = iota
-	// ackKeep gives up at once and reports the ids kept, for the caller to
-	// send again at its next flush.
-	ackKeep
-	// ackLast tries three times in all, a stop's last flush.
-	ackLast
-)
-
 // ack acknowledges a batch of o's entries (XACK), keeping the outage watch
 // and the stats, and reports it to the AckHooks. A transient failure is
-// handled as mode says; entries whose ack is given up stay pending and are
-// delivered again (at least once). kept reports ids the caller keeps.
-func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, mode ackMode) (kept bool) {
+// retried with a backoff while stop has not ended (an outage delays the
+// ack, it does not lose it), then up to three tries in all; entries whose ack is given up
+// stay pending and are delivered again (at least once).
+func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string) {
 	start := time.Now()
 	var (
 		err   error
@@ -46,10 +33,7 @@ func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, m
 			break
 		}
 		e.watch.Failed("ack", err)
-		if mode == ackKeep {
-			return true
-		}
-		if mode == ackWait && stop.Err() == nil {
+		if stop.Err() == nil {
 			outage.Sleep(stop, back.Next())
 			continue
 		}
@@ -62,7 +46,6 @@ func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, m
 		e.logFor(o.name).Error("ack failed; entries stay pending and will be delivered again", "entries", len(ids), "err", err)
 	}
 	e.acked(io, o, len(ids), false, time.Since(start), err)
-	return false
 }
 
 // acked reports acknowledgements to the AckHooks.

@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,10 +156,10 @@ func (a *ackBuffer) take(limit int, buf []ackID) (ids []ackID, pending int, clos
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := min(limit, len(a.ids))
-	ids = append(buf[:0], a.ids[:n]...)
+	buf = append(buf[:0], a.ids[:n]...)
 	a.ids = append(a.ids[:0], a.ids[n:]...)
-	a.sending = ids
-	return ids, len(a.ids), a.closed
+	a.sending = buf
+	return buf, len(a.ids), a.closed
 }
 
 // sent forgets the entries taken last, their XACK returned.
@@ -172,14 +173,7 @@ func (a *ackBuffer) sent() {
 func (a *ackBuffer) has(k ackID) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, l := range [][]ackID{a.ids, a.sending} {
-		for _, x := range l {
-			if x == k {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.Contains(a.ids, k) || slices.Contains(a.sending, k)
 }
 
 func (a *ackBuffer) close() {

@@ -79,7 +79,7 @@ func (r *run) ackLoop() {
 		}
 		for {
 			ids, left, closed := r.acks.take(r.e.AckBatch, buf)
-			eachOrigin(ids, &strs, func(o *origin, ids []string) { r.e.ack(r.io, r.stop, *o, ids, ackWait) })
+			eachOrigin(ids, &strs, func(o *origin, ids []string) { r.e.ack(r.io, r.stop, *o, ids) })
 			r.acks.sent()
 			buf = ids
 			if left == 0 {
