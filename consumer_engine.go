@@ -44,6 +44,7 @@ type consumerSpec struct {
 	op         string // the operation its errors name: "consume" or "set consume"
 	target     string // what its errors name: the stream's key or the set
 	perStream  bool   // its deliveries come from many streams: lines name the stream
+	fromStart  bool   // a handler's deadline counts from its start: nothing expires queued (a set's order)
 	recreateAt string // where a group that vanished is created again
 }
 

@@ -33,7 +33,12 @@ func (r *run) work() {
 // hands it back.
 func (r *run) handle(j *job) {
 	e := r.e
-	if !time.Now().Before(j.b.deadline) {
+	ctx := j.b.ctx
+	if e.fromStart {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(r.hctx, e.MinIdle-e.margin())
+		defer cancel()
+	} else if !time.Now().Before(j.b.deadline) {
 		e.stats.expired.Add(1)
 		e.logFor(j.d.Stream).Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
 			"entry", j.at.id, "attempts", j.d.Attempts)
@@ -44,7 +49,7 @@ func (r *run) handle(j *job) {
 		r.settled(j)
 		return
 	}
-	err := e.call(j.b.ctx, j.d)
+	err := e.call(ctx, j.d)
 	switch {
 	case err == nil:
 		r.acks.add(j.at.o, j.at.id)

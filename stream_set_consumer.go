@@ -29,14 +29,15 @@ type SetConsumerConfig struct {
 	// across the streams. Required.
 	Handle HandlerFunc
 	// Count caps the entries one poll fetches per stream; it is also the
-	// depth of the queue in front of the handler. Defaults to 100.
+	// depth of the queue in front of the handler. Defaults to 1000
+	// ([DefaultSetCount]).
 	Count int
 	// Beat is how often idle entries are reclaimed and how long a wait for
 	// new entries lasts. Defaults to 1s.
 	Beat time.Duration
 	// MinIdle is the retry delay of a failed entry and the takeover delay
 	// after a crash (see [ConsumerConfig.MinIdle]); a handler's context
-	// ends MinIdle less a tenth of it after the entry was fetched, and a
+	// ends a tenth of it before, counted from the handler's start, and a
 	// stop lets a running handler finish for up to MinIdle. Defaults to
 	// 30s.
 	MinIdle time.Duration
@@ -103,7 +104,7 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 	sc := &SetConsumer{c: c, cfg: cfg}
 	sc.e = newConsumerEngine(c, log, sc.source, consumerSpec{
 		ConsumerConfig: cc, name: "echomq: set consumer", op: "set consume", target: cfg.Set.String(),
-		perStream: true, recreateAt: "0",
+		perStream: true, fromStart: true, recreateAt: "0",
 	})
 	return sc, nil
 }
@@ -118,11 +119,11 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 // from 100ms to 2s and logged once per outage on the Logger ("echomq: set
 // consumer: engine unavailable; retrying"), as is its end ("echomq: set
 // consumer: engine back"). An acknowledgement that fails so is retried
-// until the stop, then three more times (an outage delays it; a reclaim
+// until the stop, then three times more (an outage delays it; a reclaim
 // meanwhile skips the entries awaiting it, so it does not turn into a
 // redelivery). Running handlers are not disturbed; at the stop, fetched
-// entries not handed to the handler yet go back to the group. A group that vanishes is logged and
-// created again. Run ends only when ctx ends (nil, logged as "echomq: set
+// entries not handed to the handler yet go back to the group. A group
+// that vanishes is logged and created again. Run ends only when ctx ends (nil, logged as "echomq: set
 // consumer: stopped" with reason=context ended) or on a permanent error
 // (returned, logged as "echomq: set consumer: stopped on a permanent
 // error"). Errors: [ErrRunning], [ErrWrongType], [ErrClosed],
