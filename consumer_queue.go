@@ -19,10 +19,12 @@ type batch struct {
 
 // job is one fetched entry waiting for, or in, a handler.
 type job struct {
-	d  Delivery
-	at ackID // its stream and entry id as the engine spells it
-	b  *batch
+	fetched
+	b *batch
 }
+
+// key is the job's entry as acknowledgements and the run's books name it.
+func (j *job) key() ackID { return ackID{&j.s.origin, j.id} }
 
 // done settles the job's share of its batch.
 func (j *job) done() {

@@ -311,6 +311,7 @@ func (r *run) dispatch(fs []fetched, since time.Time) {
 	}
 	b := &batch{deadline: since.Add(r.e.MinIdle - r.e.margin())}
 	jobs := make([]*job, 0, len(fs))
+	all := make([]job, len(fs)) // one allocation for the fetch's jobs
 	r.mu.Lock()
 	for _, f := range fs {
 		k := ackID{&f.s.origin, f.id}
@@ -318,8 +319,9 @@ func (r *run) dispatch(fs []fetched, since time.Time) {
 			continue
 		}
 		r.inflight[k] = struct{}{}
-		d := Delivery{Event: f.ev, Attempts: f.attempts, Queue: r.e.Queue, Stream: f.s.name, Group: r.e.Group, Consumer: r.e.Name}
-		jobs = append(jobs, &job{d: d, at: k, b: b})
+		j := &all[len(jobs)]
+		j.fetched, j.b = f, b
+		jobs = append(jobs, j)
 	}
 	r.mu.Unlock()
 	if len(jobs) == 0 {
@@ -337,8 +339,8 @@ func (r *run) dispatch(fs []fetched, since time.Time) {
 // handBack marks a fetched entry to be released at stop.
 func (r *run) handBack(j *job) {
 	r.mu.Lock()
-	delete(r.inflight, j.at)
-	r.handback = append(r.handback, j.at)
+	delete(r.inflight, j.key())
+	r.handback = append(r.handback, j.key())
 	r.mu.Unlock()
 	j.done()
 }
@@ -346,7 +348,7 @@ func (r *run) handBack(j *job) {
 // settled forgets a fetched entry once its outcome is decided.
 func (r *run) settled(j *job) {
 	r.mu.Lock()
-	delete(r.inflight, j.at)
+	delete(r.inflight, j.key())
 	r.mu.Unlock()
 	j.done()
 }

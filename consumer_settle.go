@@ -33,31 +33,34 @@ func (r *run) work() {
 // hands it back.
 func (r *run) handle(j *job) {
 	e := r.e
+	d := Delivery{Event: j.ev, Attempts: j.attempts, Queue: e.Queue, Stream: j.s.name, Group: e.Group, Consumer: e.Name}
 	ctx := j.b.ctx
 	if e.fromStart {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(r.hctx, e.MinIdle-e.margin())
+		// On io, not hctx: not a child to register per entry, and the
+		// grace (MinIdle) outlasts this deadline anyway.
+		ctx, cancel = context.WithTimeout(r.io, e.MinIdle-e.margin())
 		defer cancel()
 	} else if !time.Now().Before(j.b.deadline) {
 		e.stats.expired.Add(1)
-		e.logFor(j.d.Stream).Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
-			"entry", j.at.id, "attempts", j.d.Attempts)
+		e.logFor(d.Stream).Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
+			"entry", j.id, "attempts", d.Attempts)
 		r.settled(j)
 		return
 	}
-	if e.overLimit(r.io, *j.at.o, j.d) {
+	if e.overLimit(r.io, j.s.origin, d) {
 		r.settled(j)
 		return
 	}
-	err := e.call(ctx, j.d)
+	err := e.call(ctx, d)
 	switch {
 	case err == nil:
-		r.acks.add(j.at.o, j.at.id)
+		r.acks.add(&j.s.origin, j.id)
 	case r.hctx.Err() != nil:
 		r.handBack(j) // stopped by the grace running out: not the entry's fault
 		return
 	default:
-		e.failed(r.io, *j.at.o, j.at.id, j.d, err)
+		e.failed(r.io, j.s.origin, j.id, d, err)
 	}
 	r.settled(j)
 }
