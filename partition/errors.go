@@ -3,6 +3,8 @@ package partition
 import (
 	"errors"
 	"fmt"
+
+	"github.com/echomq/echomq"
 )
 
 var (
@@ -40,3 +42,5 @@ func (e *NotPartitionedError) Error() string {
 
 // Is makes errors.Is(err, ErrNotPartitioned) true.
 func (e *NotPartitionedError) Is(target error) bool { return target == ErrNotPartitioned }
+
+func errorsIsGroupNotFound(err error) bool { return errors.Is(err, echomq.ErrGroupNotFound) }

@@ -1,0 +1,365 @@
+package partition
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/clientconn"
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// ErrLeaseLapsed is what a delivery fails with when it reaches the handler
+// after the member's lease on its partition may have lapsed: the entry
+// stays pending, and the partition's next holder handles it.
+var ErrLeaseLapsed = errors.New("partition: the partition lease may have lapsed; delivery left to the next holder")
+
+// Member is one member of a consumer group over a partitioned stream: it
+// holds leases on some partitions and runs an [echomq.Consumer] of the
+// group on each partition it holds. The members of a group share the
+// partitions (partition k goes to the (k mod n)-th of the n live members,
+// sorted by id), so each partition, and with it each partition key, is
+// handled by one member at a time, in order. See docs/partitions.md for the
+// rebalance protocol and its bounds. Make one with [Stream.Member]; its
+// methods are safe for concurrent use, and Run runs once at a time.
+type Member struct {
+	s          *Stream
+	cfg        MemberConfig
+	id         string // the name and a random instance suffix: members sort by it
+	conn       *wire.Conn
+	membersKey string
+	ownersKey  string
+	margin     time.Duration // how long before a lease's end the member stops acting on it
+	t0         time.Time     // the origin of mono
+	wake       chan struct{}
+	running    atomic.Bool
+
+	mu      sync.Mutex
+	members []string
+	leases  map[int]string
+	slots   map[int]*slot
+	give    map[int]bool // stopped partitions whose leases are to be given back
+	down    bool         // the last beat failed
+	wg      sync.WaitGroup
+}
+
+// slot is one partition the member holds.
+type slot struct {
+	part       int
+	token      int64
+	since      time.Time
+	validUntil atomic.Int64 // mono ns: the lease surely holds before it
+	cancel     context.CancelFunc
+	done       chan struct{}
+	stopping   bool
+}
+
+// Member returns a member of the group cfg.Group over the stream. Nothing
+// is written until [Member.Run]. Errors, before any I/O: a
+// [*echomq.NameError] for a bad group or member name; an
+// [*echomq.ArgumentError] for a nil config, a missing handler, a bad Start
+// or Beat/LeaseTTL out of range.
+func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
+	r, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return &Member{
+		s: s, cfg: r, id: r.Name + "/" + hex.EncodeToString(b[:]), conn: clientconn.Of(s.c),
+		membersKey: keyspace.PartitionMembersKey(s.queue, s.name, r.Group),
+		ownersKey:  keyspace.PartitionOwnersKey(s.queue, s.name, r.Group),
+		margin:     r.LeaseTTL / 10, t0: time.Now(), wake: make(chan struct{}, 1),
+		slots: map[int]*slot{}, give: map[int]bool{},
+	}, nil
+}
+
+// Name returns the member's name.
+func (m *Member) Name() string { return m.cfg.Name }
+
+func (m *Member) mono() time.Duration { return time.Since(m.t0) }
+
+func (m *Member) poke() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run joins the group and handles the partitions the member is given until
+// ctx ends; then it stops its consumers (running handlers finish within
+// the consumer's Grace), gives its leases back and leaves the group, so
+// the others take its partitions at their next beat, and returns nil.
+// Engine outages are ridden out: a member that cannot renew a lease stops
+// handling that partition before the lease could lapse, and takes part
+// again when the engine answers. Errors: [echomq.ErrRunning] when the
+// member is already running.
+func (m *Member) Run(ctx context.Context) error {
+	if !m.running.CompareAndSwap(false, true) {
+		return echomq.ErrRunning
+	}
+	defer m.running.Store(false)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			m.leave()
+			return nil
+		case <-t.C:
+		case <-m.wake:
+		}
+		m.beat(ctx)
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
+		}
+		t.Reset(m.cfg.Beat)
+	}
+}
+
+// beat renews the membership and the leases, takes the partitions this
+// member should hold and gives back those it stopped.
+func (m *Member) beat(ctx context.Context) {
+	m.mu.Lock()
+	now := m.mono()
+	for _, sl := range m.slots {
+		if !sl.stopping && now >= time.Duration(sl.validUntil.Load())-m.margin {
+			m.stop(sl)
+		}
+	}
+	m.reap()
+	want := m.wanted()
+	give := make([]int, 0, len(m.give))
+	for k := range m.give {
+		give = append(give, k)
+	}
+	first := m.members == nil
+	m.mu.Unlock()
+
+	sent := m.mono()
+	bctx, cancel := context.WithTimeout(ctx, m.cfg.LeaseTTL/3)
+	r, err := m.conn.PartitionBeat(bctx, m.membersKey, m.ownersKey, m.id, m.cfg.LeaseTTL, m.cfg.LeaseTTL, want, give)
+	cancel()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil {
+		if !m.down && ctx.Err() == nil {
+			m.cfg.Logger.Warn("partition: member: beat failed; retrying", "group", m.cfg.Group, "member", m.id, "err", err)
+		}
+		m.down = true
+		return
+	}
+	if m.down {
+		m.cfg.Logger.Info("partition: member: engine back", "group", m.cfg.Group, "member", m.id)
+		m.down = false
+	}
+	for _, k := range give {
+		delete(m.give, k)
+	}
+	m.members, m.leases = r.Members, r.Leases
+	slices.Sort(m.members) // the engine lists them by expiry
+	for _, k := range want {
+		tok, held := r.Held[k]
+		sl := m.slots[k]
+		switch {
+		case held && sl == nil:
+			m.start(ctx, k, tok, sent)
+		case held && sl.token == tok:
+			sl.validUntil.Store(int64(sent + m.cfg.LeaseTTL))
+		case sl != nil && !sl.stopping:
+			m.stop(sl) // lost (lapsed on the engine, or re-taken under a new token)
+		}
+	}
+	desired := m.desired()
+	for k, sl := range m.slots {
+		if !desired[k] && !sl.stopping {
+			m.stop(sl)
+		}
+	}
+	if first {
+		m.poke() // the membership is known now: take the partitions at once
+	}
+}
+
+// desired returns the partitions the membership gives this member: k goes
+// to the (k mod n)-th live member. Called with mu held.
+func (m *Member) desired() map[int]bool {
+	me := slices.Index(m.members, m.id)
+	out := map[int]bool{}
+	if me < 0 {
+		return out
+	}
+	for k := range m.s.all {
+		if k%len(m.members) == me {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// wanted lists the partitions to take or extend: those the last known
+// membership gives this member and that are not being stopped. Before the
+// membership is known it is none. Called with mu held.
+func (m *Member) wanted() []int {
+	var out []int
+	for k := range m.desired() {
+		if sl := m.slots[k]; sl != nil && sl.stopping {
+			continue
+		}
+		delete(m.give, k)
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// reap moves the slots whose consumer has stopped to the give-back list.
+// Called with mu held.
+func (m *Member) reap() {
+	for k, sl := range m.slots {
+		if !sl.stopping {
+			continue
+		}
+		select {
+		case <-sl.done:
+		default:
+			continue
+		}
+		delete(m.slots, k)
+		m.give[k] = true
+		m.changed(sl, false)
+	}
+}
+
+func (m *Member) changed(sl *slot, gained bool) {
+	if m.cfg.OnChange != nil {
+		m.cfg.OnChange(Change{Member: m.cfg.Name, Partition: sl.part, Token: sl.token, Gained: gained, At: time.Now()})
+	}
+}
+
+// stop ends the consumer of a slot: it stops fetching, hands unstarted
+// entries back and lets running handlers finish (the consumer's Grace);
+// the lease is given back once it has returned. Called with mu held.
+func (m *Member) stop(sl *slot) {
+	sl.stopping = true
+	sl.cancel()
+}
+
+// start takes up partition k under lease token tok: it moves every entry
+// still pending in the group on that partition (left by earlier holders)
+// to this member, so its consumer handles them first, in entry order,
+// before any new entry; then it runs the consumer. Called with mu held.
+func (m *Member) start(ctx context.Context, k int, tok int64, sent time.Duration) {
+	sctx, cancel := context.WithCancel(ctx)
+	sl := &slot{part: k, token: tok, since: time.Now(), cancel: cancel, done: make(chan struct{})}
+	sl.validUntil.Store(int64(sent + m.cfg.LeaseTTL))
+	m.slots[k] = sl
+	m.changed(sl, true)
+	p := m.s.all[k]
+	cfg := m.consumerConfig(p, sl)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer m.poke()
+		defer close(sl.done)
+		defer func() {
+			m.mu.Lock()
+			sl.stopping = true // a consumer that ended by itself gives its lease back too
+			m.mu.Unlock()
+		}()
+		if err := m.adopt(sctx, p); err != nil && sctx.Err() == nil {
+			m.cfg.Logger.Warn("partition: member: moving earlier holders' pending entries failed", "partition", k, "err", err)
+		}
+		cons, err := newConsumer(m.s.c, cfg)
+		if err == nil {
+			err = cons.Run(sctx)
+		}
+		if err != nil {
+			m.cfg.Logger.Error("partition: member: consumer ended", "partition", k, "err", err)
+			cancel()
+		}
+	}()
+}
+
+// adopt claims every entry pending in the group on p for this member.
+func (m *Member) adopt(ctx context.Context, p *echomq.Stream) error {
+	const batch = 1000
+	g := p.Group(m.cfg.Group)
+	for {
+		moved, err := g.Claim(ctx, m.cfg.Name, &echomq.ClaimOpts{Count: batch})
+		if errors.Is(err, echomq.ErrGroupNotFound) {
+			return nil
+		}
+		if err != nil || len(moved) < batch {
+			return err
+		}
+	}
+}
+
+func (m *Member) consumerConfig(p *echomq.Stream, sl *slot) echomq.ConsumerConfig {
+	var cfg echomq.ConsumerConfig
+	if m.cfg.Consumer != nil {
+		cfg = *m.cfg.Consumer
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = m.cfg.LeaseTTL / 5
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = m.cfg.Logger
+	}
+	cfg.Queue, cfg.Stream, cfg.Group, cfg.Name, cfg.Start = p.Queue(), p.Name(), m.cfg.Group, m.cfg.Name, m.cfg.Start
+	lease := Lease{Partition: sl.part, Token: sl.token, Member: m.cfg.Name}
+	cfg.Handle = func(ctx context.Context, d echomq.Delivery) error {
+		left := time.Duration(sl.validUntil.Load()) - m.margin - m.mono()
+		if left <= 0 {
+			return ErrLeaseLapsed
+		}
+		ctx, cancel := context.WithTimeout(context.WithValue(ctx, leaseKey{}, lease), left)
+		defer cancel()
+		return m.cfg.Handle(ctx, d)
+	}
+	return cfg
+}
+
+// newConsumer is the only call of the root package's consumer constructor.
+func newConsumer(c *echomq.Client, cfg echomq.ConsumerConfig) (*echomq.Consumer, error) {
+	return c.Consumer(cfg)
+}
+
+// leave stops every consumer, waits for them, gives every lease back and
+// ends the membership.
+func (m *Member) leave() {
+	m.mu.Lock()
+	for _, sl := range m.slots {
+		if !sl.stopping {
+			m.stop(sl)
+		}
+	}
+	m.mu.Unlock()
+	m.wg.Wait()
+	m.mu.Lock()
+	m.reap()
+	give := make([]int, 0, len(m.give))
+	for k := range m.give {
+		give = append(give, k)
+	}
+	m.give = map[int]bool{}
+	m.members = nil
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.LeaseTTL/3)
+	defer cancel()
+	if _, err := m.conn.PartitionBeat(ctx, m.membersKey, m.ownersKey, m.id, 0, m.cfg.LeaseTTL, nil, give); err != nil {
+		m.cfg.Logger.Warn("partition: member: leaving failed; the leases lapse by themselves", "group", m.cfg.Group, "member", m.id, "err", err)
+	}
+}

@@ -1,0 +1,108 @@
+package partition_test
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/partition"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// handled records deliveries per key, with their leases.
+type handled struct {
+	mu    sync.Mutex
+	byKey map[string][]int
+	total int
+}
+
+func (h *handled) handler(t testing.TB) echomq.HandlerFunc {
+	return func(ctx context.Context, d echomq.Delivery) error {
+		if _, ok := partition.LeaseOf(ctx); !ok {
+			t.Error("a handler runs under a lease")
+		}
+		n, _ := strconv.Atoi(d.Fields.Value("n"))
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.byKey[d.Fields.Value("key")] = append(h.byKey[d.Fields.Value("key")], n)
+		h.total++
+		return nil
+	}
+}
+
+func (h *handled) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.total
+}
+
+func TestMemberShareAndRebalance(t *testing.T) {
+	t.Parallel()
+	_, s := setup(t, 4)
+	h := &handled{byKey: map[string][]int{}}
+	cfg := func(name string) *partition.MemberConfig {
+		return &partition.MemberConfig{
+			Group: "g", Name: name, Start: echomq.StartHead, Handle: h.handler(t),
+			Beat: 50 * time.Millisecond, LeaseTTL: time.Second, Logger: quiet,
+			Consumer: &echomq.ConsumerConfig{Beat: 100 * time.Millisecond, MinIdle: 5 * time.Second},
+		}
+	}
+	run := func(m *partition.Member) (stop func()) {
+		rctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- m.Run(rctx) }()
+		return func() {
+			cancel()
+			require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "the member to stop"))
+		}
+	}
+	a, err := s.Member(cfg("a"))
+	require.NoError(t, err)
+	b, err := s.Member(cfg("b"))
+	require.NoError(t, err)
+	stopA := run(a)
+	stopB := run(b)
+	echomqtest.WaitFor(t, 30*time.Second, "both members hold two partitions", func() bool {
+		return len(a.Assignment().Held) == 2 && len(b.Assignment().Held) == 2
+	})
+	err = a.Run(ctx)
+	require.ErrorIs(t, err, echomq.ErrRunning)
+
+	appendN := func(from, to int) {
+		for i := from; i < to; i++ {
+			key := "k" + strconv.Itoa(i%10)
+			_, err := s.Append(ctx, key, echomq.F("key", key, "n", strconv.Itoa(i)), nil)
+			require.NoError(t, err)
+		}
+	}
+	appendN(0, 200)
+	echomqtest.WaitFor(t, 30*time.Second, "the first 200 handled", func() bool { return h.count() >= 200 })
+	st, err := a.Stats(ctx)
+	require.NoError(t, err)
+	require.Len(t, st, 2)
+
+	stopB()
+	echomqtest.WaitFor(t, 30*time.Second, "a holds all four after b left", func() bool { return len(a.Assignment().Held) == 4 })
+	appendN(200, 400)
+	echomqtest.WaitFor(t, 30*time.Second, "all 400 handled", func() bool { return h.count() >= 400 })
+	stopA()
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seen := 0
+	for key, ns := range h.byKey {
+		for i := 1; i < len(ns); i++ {
+			require.Less(t, ns[i-1], ns[i], "key %s in order: %v", key, ns)
+		}
+		seen += len(ns)
+	}
+	require.Equal(t, 400, seen)
+}
