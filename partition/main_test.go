@@ -9,9 +9,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if memberMain() {
-		return
-	}
 	echomqtest.MainWithLeakCheck(m,
 		// valkey-go closes the connections a cluster topology refresh
 		// dropped after a fixed delay, from a goroutine of its own that ends
