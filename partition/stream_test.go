@@ -252,3 +252,49 @@ func TestFollowMerges(t *testing.T) {
 	cancel()
 	echomqtest.Recv(t, done, 30*time.Second, "the follower to end")
 }
+
+// TestRepartition: new events go to the new partitions, reads merge both
+// generations, and a stale handle cannot repartition.
+func TestRepartition(t *testing.T) {
+	t.Parallel()
+	c, s := setup(t, 2)
+	var want []echomq.ID
+	for i := range 10 {
+		id, err := s.Append(ctx, "k"+strconv.Itoa(i), echomq.F("gen", "1"), nil)
+		require.NoError(t, err)
+		want = append(want, id)
+	}
+	s3, err := s.Repartition(ctx, 3)
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 3}, s3.Counts())
+	require.Equal(t, 3, s3.Partitions())
+	require.Len(t, s3.All(), 5)
+	_, err = s.Repartition(ctx, 4)
+	require.ErrorIs(t, err, partition.ErrMismatch, "a stale handle")
+	_, err = s3.Repartition(ctx, 0)
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+
+	o, err := partition.Open(ctx, c, s.Queue(), s.Name())
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 3}, o.Counts())
+	_, err = partition.Create(ctx, c, s.Queue(), s.Name(), 3)
+	require.NoError(t, err, "Create matches the newest count")
+	for i := range 9 {
+		id, err := o.Append(ctx, "k"+strconv.Itoa(i), echomq.F("gen", "2"), nil)
+		require.NoError(t, err)
+		want = append(want, id)
+	}
+	inNew := 0
+	for i := range 3 {
+		evs, err := o.Partition(i).Read(ctx, echomq.All, nil)
+		require.NoError(t, err)
+		for _, ev := range evs {
+			require.Equal(t, "2", ev.Fields.Value("gen"), "only new events in the new generation")
+		}
+		inNew += len(evs)
+	}
+	require.Equal(t, 9, inNew)
+	evs, err := o.Read(ctx, echomq.All, nil)
+	require.NoError(t, err)
+	require.ElementsMatch(t, want, ids(evs), "reads merge both generations")
+}
