@@ -36,7 +36,8 @@ type Member struct {
 	conn       *wire.Conn
 	membersKey string
 	ownersKey  string
-	margin     time.Duration // how long before a lease's end the member stops acting on it
+	margin     time.Duration // how long before a lease's end the member stops its consumer: LeaseTTL/10 + grace
+	grace      time.Duration // the consumers' Grace: running handlers' time to finish once stopped
 	t0         time.Time     // the origin of mono
 	wake       chan struct{}
 	running    atomic.Bool
@@ -56,6 +57,7 @@ type slot struct {
 	token      int64
 	since      time.Time
 	validUntil atomic.Int64 // mono ns: the lease surely holds before it
+	lapse      *time.Timer  // stops the consumer margin before validUntil
 	cancel     context.CancelFunc
 	done       chan struct{}
 	stopping   bool
@@ -77,7 +79,7 @@ func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
 		s: s, cfg: r, id: r.Name + "/" + hex.EncodeToString(b[:]), conn: clientconn.Of(s.c),
 		membersKey: keyspace.PartitionMembersKey(s.queue, s.name, r.Group),
 		ownersKey:  keyspace.PartitionOwnersKey(s.queue, s.name, r.Group),
-		margin:     r.LeaseTTL / 10, t0: time.Now(), wake: make(chan struct{}, 1),
+		margin:     r.LeaseTTL/10 + grace(r), grace: grace(r), t0: time.Now(), wake: make(chan struct{}, 1),
 		slots: map[int]*slot{}, give: map[int]bool{},
 	}, nil
 }
@@ -176,7 +178,7 @@ func (m *Member) beat(ctx context.Context) {
 		case held && sl == nil:
 			m.start(ctx, k, tok, sent)
 		case held && sl.token == tok:
-			sl.validUntil.Store(int64(sent + m.cfg.LeaseTTL))
+			m.renew(sl, sent)
 		case sl != nil && !sl.stopping:
 			m.stop(sl) // lost (lapsed on the engine, or re-taken under a new token)
 		}
@@ -253,7 +255,27 @@ func (m *Member) changed(sl *slot, gained bool) {
 // the lease is given back once it has returned. Called with mu held.
 func (m *Member) stop(sl *slot) {
 	sl.stopping = true
+	sl.lapse.Stop()
 	sl.cancel()
+}
+
+// renew records a renewal sent at sent and moves the slot's lapse timer:
+// the consumer is stopped margin before the lease could lapse, so its
+// running handlers' grace ends LeaseTTL/10 before it. Called with mu held.
+func (m *Member) renew(sl *slot, sent time.Duration) {
+	until := sent + m.cfg.LeaseTTL
+	sl.validUntil.Store(int64(until))
+	sl.lapse.Reset(until - m.margin - m.mono())
+}
+
+// grace is the per-partition consumers' Grace: the template's, at most
+// LeaseTTL/5 (the default).
+func grace(cfg MemberConfig) time.Duration {
+	g := cfg.LeaseTTL / 5
+	if cfg.Consumer != nil && cfg.Consumer.Grace > 0 {
+		g = min(g, cfg.Consumer.Grace)
+	}
+	return g
 }
 
 // start takes up partition k under lease token tok: it moves every entry
@@ -263,7 +285,14 @@ func (m *Member) stop(sl *slot) {
 func (m *Member) start(ctx context.Context, k int, tok int64, sent time.Duration) {
 	sctx, cancel := context.WithCancel(ctx)
 	sl := &slot{part: k, token: tok, since: time.Now(), cancel: cancel, done: make(chan struct{})}
-	sl.validUntil.Store(int64(sent + m.cfg.LeaseTTL))
+	sl.lapse = time.AfterFunc(time.Hour, func() {
+		m.mu.Lock()
+		if !sl.stopping {
+			m.stop(sl)
+		}
+		m.mu.Unlock()
+	})
+	m.renew(sl, sent)
 	m.slots[k] = sl
 	m.changed(sl, true)
 	p := m.s.all[k]
@@ -312,22 +341,20 @@ func (m *Member) consumerConfig(p *echomq.Stream, sl *slot) echomq.ConsumerConfi
 	if m.cfg.Consumer != nil {
 		cfg = *m.cfg.Consumer
 	}
-	if cfg.Grace == 0 {
-		cfg.Grace = m.cfg.LeaseTTL / 5
-	}
+	cfg.Grace = m.grace
 	if cfg.Logger == nil {
 		cfg.Logger = m.cfg.Logger
 	}
 	cfg.Queue, cfg.Stream, cfg.Group, cfg.Name, cfg.Start = p.Queue(), p.Name(), m.cfg.Group, m.cfg.Name, m.cfg.Start
 	lease := Lease{Partition: sl.part, Token: sl.token, Member: m.cfg.Name}
 	cfg.Handle = func(ctx context.Context, d echomq.Delivery) error {
-		left := time.Duration(sl.validUntil.Load()) - m.margin - m.mono()
-		if left <= 0 {
+		// No timer per delivery: the slot's lapse timer stops the consumer
+		// margin before the lease could lapse, and the consumer cancels
+		// running handlers' contexts when its grace (< margin) runs out.
+		if m.mono() >= time.Duration(sl.validUntil.Load())-m.margin {
 			return ErrLeaseLapsed
 		}
-		ctx, cancel := context.WithTimeout(context.WithValue(ctx, leaseKey{}, lease), left)
-		defer cancel()
-		return m.cfg.Handle(ctx, d)
+		return m.cfg.Handle(context.WithValue(ctx, leaseKey{}, lease), d)
 	}
 	return cfg
 }

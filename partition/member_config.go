@@ -37,18 +37,19 @@ type MemberConfig struct {
 	Handle echomq.HandlerFunc
 
 	// Consumer is the template of the per-partition consumers: Count,
-	// Beat, MinIdle, MaxDeliveries, AckBatch, AckInterval, Grace and
-	// Logger are taken from it (Queue, Stream, Group, Name, Start and
-	// Handle are the member's). Concurrency above 1 gives up per-key order.
-	// Defaults to nil: the consumer defaults, except Grace, which defaults
-	// to LeaseTTL/5 so a stop ends well within the lease.
+	// Beat, MinIdle, Concurrency, MaxDeliveries, AckBatch, AckInterval,
+	// Grace and Logger are taken from it (Queue, Stream, Group, Name, Start
+	// and Handle are the member's). Concurrency above 1 gives up per-key
+	// order. Grace is capped at LeaseTTL/5 (its default), so a stop ends
+	// within the lease. Defaults to nil: the consumer defaults.
 	Consumer *echomq.ConsumerConfig
 
 	// LeaseTTL is how long a partition lease and a membership last without
-	// a renewal: a crashed member's partitions move after at most
-	// LeaseTTL + 2×Beat. Handlers must return within LeaseTTL/2 (their
-	// context ends before the lease could lapse). Defaults to 10s; at
-	// least 3×Beat.
+	// a renewal: a crashed member's partitions move within LeaseTTL +
+	// Beat. A member that could not renew a lease stops its consumer
+	// LeaseTTL/10 + Grace before the lease could lapse, and its handlers'
+	// contexts end LeaseTTL/10 before; handlers must return when their
+	// context ends. Defaults to 10s; at least 3×Beat.
 	LeaseTTL time.Duration
 
 	// Beat is how often the member renews its membership and leases and
