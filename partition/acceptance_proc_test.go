@@ -207,9 +207,7 @@ func TestAcceptanceCluster(t *testing.T) {
 	progress := make([]int, writers)
 	var pmu sync.Mutex
 	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := w; i < n; i += writers {
 				key := "k" + strconv.Itoa(i%keys)
 				if _, err := s.Append(ctx, key, echomq.F("key", key, "n", strconv.Itoa(i/keys)), nil); err != nil {
@@ -220,7 +218,7 @@ func TestAcceptanceCluster(t *testing.T) {
 				progress[w]++
 				pmu.Unlock()
 			}
-		}()
+		})
 	}
 	appended := func() int {
 		pmu.Lock()

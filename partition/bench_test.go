@@ -96,9 +96,8 @@ func BenchmarkDeliverP1(b *testing.B) {
 	require.NoError(b, err)
 	rctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = cons.Run(rctx) }()
-	go func() { defer wg.Done(); _ = m.Run(rctx) }()
+	wg.Go(func() { _ = cons.Run(rctx) })
+	wg.Go(func() { _ = m.Run(rctx) })
 	defer wg.Wait()
 	defer stop()
 	echomqtest.WaitFor(b, time.Minute, "the member to hold its partition", func() bool { return len(m.Assignment().Held) == 1 })

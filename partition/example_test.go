@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -98,7 +99,7 @@ func ExampleStream_Through() {
 		panic(err)
 	}
 	for i, c := range []string{"ada", "bob", "cy", "dee", "ed", "flo"} {
-		if _, err := orders.Append(ctx, c, echomq.F("customer", c, "n", fmt.Sprint(i)), nil); err != nil {
+		if _, err := orders.Append(ctx, c, echomq.F("customer", c, "n", strconv.Itoa(i)), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -164,8 +165,7 @@ func ExampleStream_Member() {
 		if err != nil {
 			panic(err)
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = m.Run(rctx) }()
+		wg.Go(func() { _ = m.Run(rctx) })
 	}
 	for _, o := range [][2]string{{"ada", "tea"}, {"bob", "cake"}, {"ada", "scone"}, {"bob", "jam"}} {
 		if _, err := orders.Append(ctx, o[0], echomq.F("customer", o[0], "item", o[1]), nil); err != nil {

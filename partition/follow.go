@@ -44,9 +44,7 @@ func (s *Stream) Follow(ctx context.Context, opts *echomq.FollowOpts) iter.Seq2[
 		defer cancel()
 		ch := make(chan item, 64)
 		for i, src := range s.srcs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for ev, err := range src.Follow(ctx, opts) {
 					select {
 					case ch <- item{part: i, ev: ev, err: err}:
@@ -54,7 +52,7 @@ func (s *Stream) Follow(ctx context.Context, opts *echomq.FollowOpts) iter.Seq2[
 						return
 					}
 				}
-			}()
+			})
 		}
 		m := &followMerge{bufs: make([][]echomq.Event, len(s.srcs)), seen: make([]echomq.EntryID, len(s.srcs)), settle: DefaultSettle, now: s.c.Now}
 		m.run(ctx, ch, yield)

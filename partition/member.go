@@ -297,9 +297,7 @@ func (m *Member) start(ctx context.Context, k int, tok int64, sent time.Duration
 	m.changed(sl, true)
 	p := m.s.all[k]
 	cfg := m.consumerConfig(p, sl)
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
+	m.wg.Go(func() {
 		defer m.poke()
 		defer close(sl.done)
 		defer func() {
@@ -318,7 +316,7 @@ func (m *Member) start(ctx context.Context, k int, tok int64, sent time.Duration
 			m.cfg.Logger.Error("partition: member: consumer ended", "partition", k, "err", err)
 			cancel()
 		}
-	}()
+	})
 }
 
 // adopt claims every entry pending in the group on p for this member.

@@ -54,8 +54,8 @@ func (m *Member) Assignment() Assignment {
 	return a
 }
 
-// PartitionStats is one held partition with its group's lag.
-type PartitionStats struct {
+// Stats is one held partition with its group's lag.
+type Stats struct {
 	Held
 	Lag echomq.GroupLag
 }
@@ -63,15 +63,15 @@ type PartitionStats struct {
 // Stats returns the partitions the member holds with the group's lag on
 // each ([echomq.Group.Lag] with its default limit), one engine call per
 // partition. A partition whose group does not exist yet reports a zero lag.
-func (m *Member) Stats(ctx context.Context) ([]PartitionStats, error) {
+func (m *Member) Stats(ctx context.Context) ([]Stats, error) {
 	a := m.Assignment()
-	out := make([]PartitionStats, 0, len(a.Held))
+	out := make([]Stats, 0, len(a.Held))
 	for _, h := range a.Held {
 		lag, err := m.s.all[h.Partition].Group(m.cfg.Group).Lag(ctx, 0)
 		if err != nil && !errorsIsGroupNotFound(err) {
 			return nil, err
 		}
-		out = append(out, PartitionStats{Held: h, Lag: lag})
+		out = append(out, Stats{Held: h, Lag: lag})
 	}
 	return out, nil
 }

@@ -106,3 +106,30 @@ func TestMemberShareAndRebalance(t *testing.T) {
 	}
 	require.Equal(t, 400, seen)
 }
+
+// TestMemberBadInput: Member refuses a bad config before any I/O.
+func TestMemberBadInput(t *testing.T) {
+	t.Parallel()
+	_, s := setup(t, 2)
+	ok := func(context.Context, echomq.Delivery) error { return nil }
+	for _, tc := range []struct {
+		name string
+		cfg  *partition.MemberConfig
+		want error
+	}{
+		{"nil config", nil, echomq.ErrInvalidArgument},
+		{"no group", &partition.MemberConfig{Start: echomq.StartHead, Handle: ok}, echomq.ErrInvalidName},
+		{"bad group", &partition.MemberConfig{Group: "a:b", Start: echomq.StartHead, Handle: ok}, echomq.ErrInvalidName},
+		{"bad name", &partition.MemberConfig{Group: "g", Name: "a b", Start: echomq.StartHead, Handle: ok}, echomq.ErrInvalidName},
+		{"no handler", &partition.MemberConfig{Group: "g", Start: echomq.StartHead}, echomq.ErrInvalidArgument},
+		{"no start", &partition.MemberConfig{Group: "g", Handle: ok}, echomq.ErrInvalidArgument},
+		{"beat too short", &partition.MemberConfig{Group: "g", Start: echomq.StartHead, Handle: ok, Beat: time.Millisecond}, echomq.ErrInvalidArgument},
+		{"lease shorter than three beats", &partition.MemberConfig{Group: "g", Start: echomq.StartHead, Handle: ok, Beat: time.Second, LeaseTTL: 2 * time.Second}, echomq.ErrInvalidArgument},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := s.Member(tc.cfg)
+			require.ErrorIs(t, err, tc.want)
+			require.Nil(t, m)
+		})
+	}
+}
