@@ -21,6 +21,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/partition"
 )
 
@@ -241,6 +242,21 @@ func TestAcceptanceCluster(t *testing.T) {
 		require.NoError(t, err)
 	}
 	t.Logf("appended %d events", n)
+
+	// The partitions spread over the masters (each master owns a third of
+	// the slot space), and a merged read on the cluster returns every event
+	// in id order.
+	perMaster := make([]int, 3)
+	for _, p := range s.All() {
+		perMaster[keyspace.Slot(p.Key())*3/16384]++
+	}
+	require.ElementsMatch(t, []int{3, 3, 2}, perMaster)
+	evs, err := s.Read(ctx, echomq.All, nil)
+	require.NoError(t, err)
+	require.Len(t, evs, n)
+	for i := 1; i < len(evs); i++ {
+		require.Negative(t, evs[i-1].Entry.Compare(evs[i].Entry))
+	}
 
 	handled := func() int {
 		seen := map[string]bool{}
