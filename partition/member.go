@@ -66,8 +66,9 @@ type slot struct {
 // Member returns a member of the group cfg.Group over the stream. Nothing
 // is written until [Member.Run]. Errors, before any I/O: a
 // [*echomq.NameError] for a bad group or member name; an
-// [*echomq.ArgumentError] for a nil config, a missing handler, a bad Start
-// or Beat/LeaseTTL out of range.
+// [*echomq.ArgumentError] for a nil config, a missing handler, a bad Start,
+// Beat/LeaseTTL out of range, or a Consumer template the root package's
+// consumer refuses (wrapped in an [*echomq.OpError]).
 func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
 	r, err := cfg.resolve()
 	if err != nil {
@@ -75,13 +76,19 @@ func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return &Member{
+	m := &Member{
 		s: s, cfg: r, id: r.Name + "/" + hex.EncodeToString(b[:]), conn: clientconn.Of(s.c),
 		membersKey: keyspace.PartitionMembersKey(s.queue, s.name, r.Group),
 		ownersKey:  keyspace.PartitionOwnersKey(s.queue, s.name, r.Group),
 		margin:     r.LeaseTTL/10 + grace(r), grace: grace(r), t0: time.Now(), wake: make(chan struct{}, 1),
 		slots: map[int]*slot{}, give: map[int]bool{},
-	}, nil
+	}
+	// The consumers are made when partitions are taken; their template is
+	// checked now, so a bad one fails here rather than at every take.
+	if _, err := newConsumer(s.c, m.consumerConfig(s.all[0], &slot{})); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Name returns the member's name.
