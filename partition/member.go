@@ -36,7 +36,7 @@ type Member struct {
 	conn       *wire.Conn
 	membersKey string
 	ownersKey  string
-	margin     time.Duration // how long before a lease's end the member stops its consumer: LeaseTTL/10 + grace
+	margin     time.Duration // how long before a lease's end the member stops its consumer: LeaseTTL/10 + grace + the consumer's Beat
 	grace      time.Duration // the consumers' Grace: running handlers' time to finish once stopped
 	t0         time.Time     // the origin of mono
 	wake       chan struct{}
@@ -80,8 +80,11 @@ func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
 		s: s, cfg: r, id: r.Name + "/" + hex.EncodeToString(b[:]), conn: clientconn.Of(s.c),
 		membersKey: keyspace.PartitionMembersKey(s.queue, s.name, r.Group),
 		ownersKey:  keyspace.PartitionOwnersKey(s.queue, s.name, r.Group),
-		margin:     r.LeaseTTL/10 + grace(r), grace: grace(r), t0: time.Now(), wake: make(chan struct{}, 1),
+		margin:     r.LeaseTTL/10 + grace(r) + consumerBeat(r), grace: grace(r), t0: time.Now(), wake: make(chan struct{}, 1),
 		slots: map[int]*slot{}, give: map[int]bool{},
+	}
+	if m.margin > r.LeaseTTL/2 {
+		return nil, &echomq.ArgumentError{Name: "lease ttl", Reason: "must be at least 2 × (LeaseTTL/10 + the consumers' Grace + Beat): a member stops a partition's consumer that long before its lease could lapse"}
 	}
 	// The consumers are made when partitions are taken; their template is
 	// checked now, so a bad one fails here rather than at every take.
@@ -267,12 +270,23 @@ func (m *Member) stop(sl *slot) {
 }
 
 // renew records a renewal sent at sent and moves the slot's lapse timer:
-// the consumer is stopped margin before the lease could lapse, so its
-// running handlers' grace ends LeaseTTL/10 before it. Called with mu held.
+// the consumer is stopped margin before the lease could lapse, so that
+// even after its Beat (the blocking read it is in) and its Grace its
+// running handlers' contexts end LeaseTTL/10 before it. Called with mu
+// held.
 func (m *Member) renew(sl *slot, sent time.Duration) {
 	until := sent + m.cfg.LeaseTTL
 	sl.validUntil.Store(int64(until))
 	sl.lapse.Reset(until - m.margin - m.mono())
+}
+
+// consumerBeat is the per-partition consumers' Beat: how late a stopped
+// consumer may notice the stop (its blocking read is not cut off).
+func consumerBeat(cfg MemberConfig) time.Duration {
+	if cfg.Consumer != nil && cfg.Consumer.Beat > 0 {
+		return cfg.Consumer.Beat
+	}
+	return echomq.DefaultBeat
 }
 
 // grace is the per-partition consumers' Grace: the template's, at most

@@ -47,9 +47,11 @@ type MemberConfig struct {
 	// LeaseTTL is how long a partition lease and a membership last without
 	// a renewal: a crashed member's partitions move within LeaseTTL +
 	// Beat. A member that could not renew a lease stops its consumer
-	// LeaseTTL/10 + Grace before the lease could lapse, and its handlers'
-	// contexts end LeaseTTL/10 before; handlers must return when their
-	// context ends. Defaults to 10s; at least 3×Beat.
+	// LeaseTTL/10 + the consumer's Grace + the consumer's Beat before the
+	// lease could lapse, so its handlers' contexts end at least LeaseTTL/10
+	// before; handlers must return when their context ends. Defaults to
+	// 10s; at least 3×Beat and 2 × (LeaseTTL/10 + Grace + the consumer's
+	// Beat).
 	LeaseTTL time.Duration
 
 	// Beat is how often the member renews its membership and leases and

@@ -125,6 +125,7 @@ func TestMemberBadInput(t *testing.T) {
 		{"no start", &partition.MemberConfig{Group: "g", Handle: ok}, echomq.ErrInvalidArgument},
 		{"beat too short", &partition.MemberConfig{Group: "g", Start: echomq.StartHead, Handle: ok, Beat: time.Millisecond}, echomq.ErrInvalidArgument},
 		{"bad consumer template", &partition.MemberConfig{Group: "g", Start: echomq.StartHead, Handle: ok, Consumer: &echomq.ConsumerConfig{Concurrency: -1}}, echomq.ErrInvalidArgument},
+		{"lease too short for the consumers' beat and grace", &partition.MemberConfig{Group: "g", Start: echomq.StartHead, Handle: ok, Beat: 100 * time.Millisecond, LeaseTTL: time.Second}, echomq.ErrInvalidArgument},
 		{"lease shorter than three beats", &partition.MemberConfig{Group: "g", Start: echomq.StartHead, Handle: ok, Beat: time.Second, LeaseTTL: 2 * time.Second}, echomq.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
