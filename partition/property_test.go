@@ -85,7 +85,7 @@ func TestWindowAndProjectionEqualOneStream(t *testing.T) {
 			require.Equal(t, wantState, gotState, "P=%d", p)
 			require.Equal(t, wantState, viaSources, "P=%d", p)
 
-			typed := echomq.NewTyped[order](s.Partition(0), nil, nil).Over(s)
+			typed := partition.NewTyped[order](s, nil, nil)
 			tgot, err := typed.Read(ctx, w, nil)
 			require.NoError(t, err)
 			twant, err := echomq.NewTyped[order](one, nil, nil).Read(ctx, w, nil)

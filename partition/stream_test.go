@@ -298,3 +298,45 @@ func TestRepartition(t *testing.T) {
 	require.NoError(t, err)
 	require.ElementsMatch(t, want, ids(evs), "reads merge both generations")
 }
+
+func TestTyped(t *testing.T) {
+	t.Parallel()
+	_, s := setup(t, 3)
+	tv := partition.NewTyped[order](s, nil, &echomq.TypedOpts{Version: 2, Upcasters: []echomq.UpcastFunc{
+		func(f echomq.Fields) (echomq.Fields, error) { return f.Rename("item", "v"), nil },
+	}})
+	require.NoError(t, tv.Err())
+	for i := range 6 {
+		key := "k" + strconv.Itoa(i%2)
+		_, err := tv.Append(ctx, key, order{Key: key, V: strconv.Itoa(i)}, nil)
+		require.NoError(t, err)
+	}
+	// A version-1 event written by an older program is upcast on read.
+	_, err := s.Append(ctx, "k0", echomq.F("key", "k0", "item", "old"), nil)
+	require.NoError(t, err)
+	evs, err := tv.Read(ctx, echomq.All, nil)
+	require.NoError(t, err)
+	require.Len(t, evs, 7)
+	perKey := map[string][]string{}
+	for _, ev := range evs {
+		perKey[ev.Value.Key] = append(perKey[ev.Value.Key], ev.Value.V)
+		if ev.Value.V == "old" {
+			require.Equal(t, 1, ev.Version)
+		} else {
+			require.Equal(t, 2, ev.Version)
+		}
+	}
+	require.Equal(t, map[string][]string{"k0": {"0", "2", "4", "old"}, "k1": {"1", "3", "5"}}, perKey, "per key in order")
+	n := 0
+	for ev, err := range tv.Scan(ctx, echomq.All, nil) {
+		require.NoError(t, err)
+		require.Equal(t, evs[n].ID, ev.ID)
+		n++
+	}
+	require.Equal(t, 7, n)
+	_, err = tv.Read(ctx, echomq.All, &echomq.ReadOpts{Reverse: true})
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+	bad := partition.NewTyped[order](s, nil, &echomq.TypedOpts{Version: -1})
+	_, err = bad.Append(ctx, "k", order{}, nil)
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+}
