@@ -278,6 +278,21 @@ func TestAcceptanceCluster(t *testing.T) {
 
 func checkAcceptance(t *testing.T, recs []record, n, keys int, killedAt, addedAt time.Time) {
 	t.Helper()
+	dups, handoffs := checkHandled(t, recs, n, keys)
+	lastGainAfterKill, firstGainOfNew, orphaned := rebalanceTimes(recs, killedAt, addedAt)
+	t.Logf("%d events, %d duplicate deliveries, %d hand-offs; killed member's partitions re-held %v after the kill (bound %v); new member's first partition %v after its start",
+		n, dups, handoffs, lastGainAfterKill, accLeaseTTL+2*accBeat, firstGainOfNew)
+	require.Empty(t, orphaned, "every partition of the killed member was taken over")
+	require.Positive(t, firstGainOfNew, "the added member took part")
+}
+
+// checkHandled checks the handlers' records: every one of n events over
+// keys keys handled at least once; per key, an event first handled only
+// after every earlier one; per partition, the deliveries under successive
+// fencing tokens in disjoint time intervals. It returns the duplicate
+// deliveries and the hand-offs seen.
+func checkHandled(t *testing.T, recs []record, n, keys int) (dups, handoffs int) {
+	t.Helper()
 	var hs []record
 	for _, r := range recs {
 		if r.kind == "H" {
@@ -289,7 +304,6 @@ func checkAcceptance(t *testing.T, recs []record, n, keys int, killedAt, addedAt
 	// Every event at least once; per key, an event is first handled only
 	// after every earlier event of its key.
 	next := map[string]int{}
-	dups := 0
 	for _, r := range hs {
 		switch want := next[r.key]; {
 		case r.n == want:
@@ -323,7 +337,6 @@ func checkAcceptance(t *testing.T, recs []record, n, keys int, killedAt, addedAt
 		}
 		sp.lo, sp.hi = min(sp.lo, r.start), max(sp.hi, r.end)
 	}
-	handoffs := 0
 	for part, byTok := range spans {
 		toks := make([]int64, 0, len(byTok))
 		for tok := range byTok {
@@ -337,12 +350,14 @@ func checkAcceptance(t *testing.T, recs []record, n, keys int, killedAt, addedAt
 		}
 	}
 
-	// Rebalance times: how long after the kill every partition the killed
-	// member held had a new holder, and how long after the addition the new
-	// member held its first partition.
+	return dups, handoffs
+}
+
+// rebalanceTimes returns how long after the kill every partition the
+// killed member held had a new holder (and those that never did), and how
+// long after the addition the new member held its first partition.
+func rebalanceTimes(recs []record, killedAt, addedAt time.Time) (lastGainAfterKill, firstGainOfNew time.Duration, orphaned map[int]bool) {
 	held := map[int]string{}
-	var lastGainAfterKill, firstGainOfNew time.Duration
-	var orphaned map[int]bool
 	slices.SortStableFunc(recs, func(a, b record) int { return int(a.start - b.start) })
 	for _, r := range recs {
 		at := time.Unix(0, r.start)
@@ -368,8 +383,5 @@ func checkAcceptance(t *testing.T, recs []record, n, keys int, killedAt, addedAt
 			}
 		}
 	}
-	t.Logf("%d events, %d duplicate deliveries, %d hand-offs; killed member's partitions re-held %v after the kill (bound %v); new member's first partition %v after its start",
-		n, dups, handoffs, lastGainAfterKill, accLeaseTTL+2*accBeat, firstGainOfNew)
-	require.Empty(t, orphaned, "every partition of the killed member was taken over")
-	require.Positive(t, firstGainOfNew, "the added member took part")
+	return lastGainAfterKill, firstGainOfNew, orphaned
 }
