@@ -287,7 +287,7 @@ func checkAcceptance(t *testing.T, recs []record, n, keys int, killedAt, addedAt
 }
 
 // checkHandled checks the handlers' records: every one of n events over
-// keys keys handled at least once; per key, an event first handled only
+// the given keys handled at least once; per key, an event first handled only
 // after every earlier one; per partition, the deliveries under successive
 // fencing tokens in disjoint time intervals. It returns the duplicate
 // deliveries and the hand-offs seen.
