@@ -13,6 +13,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/startstop"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -40,7 +41,7 @@ type Member struct {
 	grace      time.Duration // the consumers' Grace: running handlers' time to finish once stopped
 	t0         time.Time     // the origin of mono
 	wake       chan struct{}
-	running    atomic.Bool
+	svc        startstop.Service // Run, Start, Stop and Stopped
 
 	mu      sync.Mutex
 	members []string
@@ -107,18 +108,28 @@ func (m *Member) poke() {
 }
 
 // Run joins the group and handles the partitions the member is given until
-// ctx ends; then it stops its consumers (running handlers finish within
-// the consumer's Grace), gives its leases back and leaves the group, so
-// the others take its partitions at their next beat, and returns nil.
-// Engine outages are ridden out: a member that cannot renew a lease stops
-// handling that partition before the lease could lapse, and takes part
-// again when the engine answers. Errors: [echomq.ErrRunning] when the
-// member is already running.
-func (m *Member) Run(ctx context.Context) error {
-	if !m.running.CompareAndSwap(false, true) {
-		return echomq.ErrRunning
-	}
-	defer m.running.Store(false)
+// ctx ends (or [Member.Stop]); then it stops its consumers (running
+// handlers finish within the consumer's Grace), gives its leases back and
+// leaves the group, so the others take its partitions at their next beat,
+// and returns nil. Engine outages are ridden out: a member that cannot
+// renew a lease stops handling that partition before the lease could
+// lapse, and takes part again when the engine answers. Errors:
+// [echomq.ErrRunning] when the member is already running.
+func (m *Member) Run(ctx context.Context) error { return m.svc.Run(ctx, m.run) }
+
+// Start runs the member in a goroutine of its own until ctx ends or
+// [Member.Stop]; it returns [echomq.ErrRunning] when it is running.
+func (m *Member) Start(ctx context.Context) error { return m.svc.Start(ctx, m.run) }
+
+// Stop stops the member as the end of Run's context does and waits until it
+// has left the group, or until ctx ends.
+func (m *Member) Stop(ctx context.Context) error { return m.svc.Stop(ctx) }
+
+// Stopped returns a channel closed when the member's run has ended
+// (already closed before the first run).
+func (m *Member) Stopped() <-chan struct{} { return m.svc.Stopped() }
+
+func (m *Member) run(ctx context.Context) error {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

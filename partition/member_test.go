@@ -69,7 +69,8 @@ func TestMemberShareAndRebalance(t *testing.T) {
 	b, err := s.Member(cfg("b"))
 	require.NoError(t, err)
 	stopA := run(a)
-	stopB := run(b)
+	require.NoError(t, b.Start(ctx))
+	require.ErrorIs(t, b.Start(ctx), echomq.ErrRunning)
 	echomqtest.WaitFor(t, 30*time.Second, "both members hold two partitions", func() bool {
 		return len(a.Assignment().Held) == 2 && len(b.Assignment().Held) == 2
 	})
@@ -89,7 +90,8 @@ func TestMemberShareAndRebalance(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, st, 2)
 
-	stopB()
+	require.NoError(t, b.Stop(ctx))
+	echomqtest.Recv(t, b.Stopped(), 30*time.Second, "b to stop")
 	echomqtest.WaitFor(t, 30*time.Second, "a holds all four after b left", func() bool { return len(a.Assignment().Held) == 4 })
 	appendN(200, 400)
 	echomqtest.WaitFor(t, 30*time.Second, "all 400 handled", func() bool { return h.count() >= 400 })
