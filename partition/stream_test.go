@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -339,4 +340,54 @@ func TestTyped(t *testing.T) {
 	bad := partition.NewTyped[order](s, nil, &echomq.TypedOpts{Version: -1})
 	_, err = bad.Append(ctx, "k", order{}, nil)
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
+}
+
+// TestFollowConcurrentWriters: a follower of a stream written by several
+// goroutines at once yields every event once, each partition's (so each
+// key's) events in order.
+func TestFollowConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	_, s := setup(t, 3)
+	fctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	const writers, each = 4, 100
+	got := make(chan echomq.Event, writers*each)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev, err := range s.Follow(fctx, &echomq.FollowOpts{From: echomq.Inclusive(echomq.EntryID{})}) {
+			if err != nil {
+				return
+			}
+			got <- ev
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				key := "w" + strconv.Itoa(w) + "k" + strconv.Itoa(i%3)
+				if _, err := s.Append(ctx, key, echomq.F("key", key, "n", strconv.Itoa(i)), nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[echomq.ID]bool{}
+	last := map[string]int{}
+	for range writers * each {
+		ev := echomqtest.Recv(t, got, 30*time.Second, "a followed event")
+		require.False(t, seen[ev.ID], "once")
+		seen[ev.ID] = true
+		key := ev.Fields.Value("key")
+		n, _ := strconv.Atoi(ev.Fields.Value("n"))
+		if prev, ok := last[key]; ok {
+			require.Greater(t, n, prev, "key %s in order", key)
+		}
+		last[key] = n
+	}
+	cancel()
+	echomqtest.Recv(t, done, 30*time.Second, "the follower to end")
 }
