@@ -351,19 +351,34 @@ func (m *Member) start(ctx context.Context, k int, tok int64, sent time.Duration
 	})
 }
 
-// adopt claims every entry pending in the group on p for this member.
+// adopt claims every entry pending in the group on p under another
+// consumer's name for this member, consumer by consumer (so every claim
+// makes progress).
 func (m *Member) adopt(ctx context.Context, p *echomq.Stream) error {
 	const batch = 1000
 	g := p.Group(m.cfg.Group)
-	for {
-		moved, err := g.Claim(ctx, m.cfg.Name, &echomq.ClaimOpts{Count: batch})
-		if errors.Is(err, echomq.ErrGroupNotFound) {
-			return nil
+	info, err := g.Info(ctx)
+	if errors.Is(err, echomq.ErrGroupNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range info.Consumers {
+		if c.Name == m.cfg.Name || c.Pending == 0 {
+			continue
 		}
-		if err != nil || len(moved) < batch {
-			return err
+		for {
+			moved, err := g.Claim(ctx, m.cfg.Name, &echomq.ClaimOpts{From: c.Name, Count: batch})
+			if err != nil {
+				return err
+			}
+			if len(moved) < batch {
+				break
+			}
 		}
 	}
+	return nil
 }
 
 func (m *Member) consumerConfig(p *echomq.Stream, sl *slot) echomq.ConsumerConfig {

@@ -2,6 +2,7 @@ package partition_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -136,4 +137,40 @@ func TestMemberBadInput(t *testing.T) {
 			require.Nil(t, m)
 		})
 	}
+}
+
+// TestMemberAdoptsPending: an entry left pending by a holder that gave the
+// partition up is handled by the next holder at once, not after MinIdle.
+func TestMemberAdoptsPending(t *testing.T) {
+	t.Parallel()
+	_, s := setup(t, 1)
+	handledBy := make(chan string, 4)
+	cfg := func(name string, fail bool) *partition.MemberConfig {
+		return &partition.MemberConfig{
+			Group: "g", Name: name, Start: echomq.StartHead, Beat: 50 * time.Millisecond, LeaseTTL: time.Second, Logger: quiet,
+			Consumer: &echomq.ConsumerConfig{Beat: 100 * time.Millisecond, MinIdle: time.Hour},
+			Handle: func(context.Context, echomq.Delivery) error {
+				if fail {
+					handledBy <- name + " failed"
+					return errors.New("not now")
+				}
+				handledBy <- name
+				return nil
+			},
+		}
+	}
+	a, err := s.Member(cfg("a", true))
+	require.NoError(t, err)
+	require.NoError(t, a.Start(ctx))
+	echomqtest.WaitFor(t, 30*time.Second, "a holds the partition", func() bool { return len(a.Assignment().Held) == 1 })
+	_, err = s.Append(ctx, "k", echomq.F("n", "1"), nil)
+	require.NoError(t, err)
+	require.Equal(t, "a failed", echomqtest.Recv(t, handledBy, 30*time.Second, "a's delivery"))
+	require.NoError(t, a.Stop(ctx))
+
+	b, err := s.Member(cfg("b", false))
+	require.NoError(t, err)
+	require.NoError(t, b.Start(ctx))
+	defer func() { require.NoError(t, b.Stop(ctx)) }()
+	require.Equal(t, "b", echomqtest.Recv(t, handledBy, 30*time.Second, "b's delivery of the entry a left pending (MinIdle is an hour)"))
 }
