@@ -47,7 +47,7 @@ func (s *Stream) Scan(ctx context.Context, r echomq.Range, opts *echomq.ScanOpts
 // instead. Errors are those of [echomq.Stream.Read], of the first
 // partition that failed.
 func (s *Stream) Read(ctx context.Context, r echomq.Range, opts *echomq.ReadOpts) ([]echomq.Event, error) {
-	var out []echomq.Event
+	out := []echomq.Event{} // empty, not nil, as a stream's Read
 	if s.view != nil {
 		if err := r.Validate(); err != nil {
 			return nil, err
