@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,7 +47,7 @@ type Member struct {
 
 	mu      sync.Mutex
 	members []string
-	leases  map[int]string
+	owners  map[int]string // partition → holder id, at the last beat
 	slots   map[int]*slot
 	give    map[int]bool // stopped partitions whose leases are to be given back
 	down    bool         // the last beat failed
@@ -190,7 +192,7 @@ func (m *Member) beat(ctx context.Context) {
 	for _, k := range give {
 		delete(m.give, k)
 	}
-	m.members, m.leases = r.Members, r.Leases
+	m.members, m.owners = r.Members, owners(r.Leases, r.Now)
 	slices.Sort(m.members) // the engine lists them by expiry
 	for _, k := range want {
 		tok, held := r.Held[k]
@@ -434,4 +436,20 @@ func (m *Member) leave() {
 	if _, err := m.conn.PartitionBeat(ctx, m.membersKey, m.ownersKey, m.id, 0, m.cfg.LeaseTTL, nil, give); err != nil {
 		m.cfg.Logger.Warn("partition: member: leaving failed; the leases lapse by themselves", "group", m.cfg.Group, "member", m.id, "err", err)
 	}
+}
+
+// owners decodes the lease table ("owner|expiry|token" per partition) into
+// the holders of the leases unexpired at now (engine ms).
+func owners(leases map[int]string, now int64) map[int]string {
+	out := make(map[int]string, len(leases))
+	for k, v := range leases {
+		fs := strings.Split(v, "|")
+		if len(fs) != 3 || fs[0] == "" {
+			continue
+		}
+		if exp, err := strconv.ParseInt(fs[1], 10, 64); err == nil && exp > now {
+			out[k] = fs[0]
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -40,13 +41,16 @@ type Assignment struct {
 	Member  string   // this member's id (name/instance)
 	Members []string // the live members, sorted by id
 	Held    []Held   // the partitions this member holds, by index
+	// Owners maps every partition leased at the last beat to its holder's
+	// id: the group's whole assignment as the engine saw it.
+	Owners map[int]string
 }
 
 // Assignment returns the member's current view: no I/O.
 func (m *Member) Assignment() Assignment {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	a := Assignment{Member: m.id, Members: slices.Clone(m.members)}
+	a := Assignment{Member: m.id, Members: slices.Clone(m.members), Owners: maps.Clone(m.owners)}
 	for _, sl := range m.slots {
 		a.Held = append(a.Held, Held{Partition: sl.part, Token: sl.token, Since: sl.since, Stopping: sl.stopping})
 	}

@@ -87,6 +87,12 @@ func TestMemberShareAndRebalance(t *testing.T) {
 	}
 	appendN(0, 200)
 	echomqtest.WaitFor(t, 30*time.Second, "the first 200 handled", func() bool { return h.count() >= 200 })
+	as := a.Assignment()
+	require.Len(t, as.Members, 2)
+	require.Len(t, as.Owners, 4, "the group's whole assignment")
+	for _, h := range as.Held {
+		require.Equal(t, as.Member, as.Owners[h.Partition])
+	}
 	st, err := a.Stats(ctx)
 	require.NoError(t, err)
 	require.Len(t, st, 2)
