@@ -2,7 +2,6 @@ package codemojex
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -262,5 +261,6 @@ func TestBoundaryRepairs(t *testing.T) {
 	closed, _, err := e.store.ReadAll(ctx, closeQuery(game), 0)
 	require.NoError(t, err)
 	require.Len(t, closed, 1)
-	require.True(t, errors.Is(func() error { _, err := e.Close(ctx, game, ReasonOperator); return err }(), ErrAlreadyClosed))
+	_, err = e.Close(ctx, game, ReasonOperator)
+	require.ErrorIs(t, err, ErrAlreadyClosed)
 }

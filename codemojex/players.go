@@ -118,7 +118,7 @@ func (e *Engine) SignIn(ctx context.Context, id Identity) (Player, string, error
 		}
 		return nil
 	}
-	// A known identity signs in in one transaction. A first one decides
+	// A known identity takes one transaction to sign in. A first one decides
 	// its player by the rule "an identity makes one player"
 	// (player-registered, see [Engine.register]); the transaction then
 	// writes that player's records, once: the identity record it reads

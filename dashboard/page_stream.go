@@ -14,10 +14,10 @@ import (
 
 // eventRow is one event of the stream browser.
 type eventRow struct {
-	ID       echomq.ID
-	Entry    echomq.EntryID
-	Time     time.Time
-	Fields   [][2]string
+	ID     echomq.ID
+	Entry  echomq.EntryID
+	Time   time.Time
+	Fields [][2]string
 	// Position and Tags are a tagged event's (package dcb); 0 and nil
 	// when untagged.
 	Position uint64
