@@ -64,7 +64,9 @@ type Config struct {
 
 // Engine is the codemojex game on one client: rooms, games, wallets and
 // sessions as records, every transition one optimistic transaction over
-// those records and the event streams, and guesses queued as jobs on their
+// those records and the event streams (but the joins, the game's close
+// event and the first sign-ins, decided by conditional appends of tagged
+// events: see the package doc), and guesses queued as jobs on their
 // player's lane. It is safe for concurrent use, in any number of processes
 // sharing one engine.
 type Engine struct {

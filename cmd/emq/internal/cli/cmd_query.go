@@ -156,11 +156,11 @@ func (a *app) query(ctx context.Context, c *echomq.Client, q dcb.Query, from uin
 		}
 		return writeJSON(a.stdout, doc)
 	}
-	if _, err := fmt.Fprintf(a.stdout, "%-20s  "+eventRowFormat, "STREAM", "ID", "ENTRY", "TIME", "FIELDS"); err != nil {
+	if _, err := fmt.Fprintf(a.stdout, "%-16s  "+eventRowFormat, "STREAM", "ID", "ENTRY", "TIME", "FIELDS"); err != nil {
 		return err
 	}
 	for _, ev := range p.Events {
-		if _, err := fmt.Fprintf(a.stdout, "%-20s  ", ev.Stream); err != nil {
+		if _, err := fmt.Fprintf(a.stdout, "%-16s  ", ev.Stream); err != nil {
 			return err
 		}
 		if err := writeEventRow(a.stdout, ev.Event); err != nil {
