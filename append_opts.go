@@ -27,6 +27,18 @@ type AppendOpts struct {
 	// trimmed to nothing), with the same failure as ExpectTop.
 	ExpectEmpty bool
 
+	// Tags, "key=value" each (such as "game=GAM1"), make the append a
+	// tagged event of the queue: it gets the queue's next position, stores
+	// the tags and the position in the entry ("@tags", "@pos") and enters
+	// the queue's tag index in the same script, so that package dcb can
+	// read and condition on it. For a batch every record carries them. A
+	// key is [A-Za-z0-9._-]{1,64}, a value 1..128 bytes without control
+	// bytes, spaces or ','; at most 16 tags. A bad tag is an
+	// [*ArgumentError] before any I/O. Tags do not combine with Durable.
+	// Nil means untagged: the append's path and bytes are those of an
+	// untagged append.
+	Tags []string
+
 	// Durable, when Durable.Replicas > 0, acknowledges the append only
 	// once that many replicas hold it (see [Durability]); fewer within its
 	// timeout is a [*DurabilityError] (the append is written). Defaults to
@@ -35,13 +47,21 @@ type AppendOpts struct {
 }
 
 func (o *AppendOpts) plain() bool {
-	return o.Key == "" && o.ExpectTop.IsZero() && !o.ExpectEmpty && !o.Durable.on()
+	return o.Key == "" && o.ExpectTop.IsZero() && !o.ExpectEmpty && !o.Durable.on() && len(o.Tags) == 0
 }
 
 // validate checks the options before any I/O.
 func (o *AppendOpts) validate() error {
 	if err := o.Durable.validate(); err != nil {
 		return err
+	}
+	if len(o.Tags) > 0 {
+		if _, _, err := keyspace.Tags(o.Tags); err != nil {
+			return &ArgumentError{Name: "tags", Reason: err.Error()}
+		}
+		if o.Durable.on() {
+			return &ArgumentError{Name: "tags", Reason: "a tagged append does not combine with Durable"}
+		}
 	}
 	if o.Key != "" {
 		if err := keyspace.IdempotencyKey(o.Key); err != nil {

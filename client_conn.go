@@ -17,6 +17,11 @@ func init() {
 		}
 		return c.budgets.check(key)
 	}
+	clientconn.AppendTiming = func(client any) (int64, int64, int64) {
+		c := client.(*Client)
+		return c.cfg.MaxSkew.Milliseconds(), scriptLead.Milliseconds(), c.cfg.DedupeWindow.Milliseconds()
+	}
+	clientconn.DecodeEvent = func(e wire.Entry) (any, error) { return decodeEvent(e) }
 	clientconn.MintAbove = func(ctx context.Context, client any, queue string, floor any) (any, error) {
 		c := client.(*Client)
 		id, err := c.mint(ctx, queue, BrandEvent)

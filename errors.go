@@ -17,7 +17,8 @@ var (
 	// [A-Za-z0-9._-]{1,128} (or a queue is named "emq"). See [NameError].
 	ErrInvalidName = keyspace.ErrInvalidName
 	// ErrReservedField: a payload names the field "id", which holds the
-	// record's branded id. See [FieldError].
+	// record's branded id, or a field beginning with [ReservedPrefix]. See
+	// [FieldError].
 	ErrReservedField = errors.New("echomq: reserved field")
 	// ErrInvalidFields: a payload is not a list of name/value pairs.
 	ErrInvalidFields = errors.New("echomq: invalid fields")
@@ -28,7 +29,9 @@ var (
 	// admit (a stream admits only EVT). See [KindError].
 	ErrWrongKind = errors.New("echomq: wrong id kind")
 	// ErrConflict: a write's precondition did not hold. An append's
-	// expected top was not the stream's top ([ConflictError]), or a
+	// expected top was not the stream's top ([ConflictError]), an event
+	// matching a conditional append's query lies after its position
+	// (package dcb, its ConflictError), or a
 	// transaction of package tables kept meeting concurrent writes to what
 	// it read and gave up after its attempts.
 	ErrConflict = errors.New("echomq: conflict")

@@ -2,7 +2,9 @@ package echomq
 
 // Fields is an event's payload: field names and values, flat and in order
 // (name, value, name, value, …). Values are binary-safe. The name "id" is
-// reserved for the record's branded id.
+// reserved for the record's branded id, and names beginning with "@"
+// ([ReservedPrefix]) for fields the library writes (a tagged event's
+// "@pos" and "@tags").
 type Fields []string
 
 // F builds [Fields] from alternating names and values:
@@ -15,6 +17,13 @@ func F(kv ...string) Fields { return Fields(kv) }
 
 // ReservedField is the payload field that holds the record's branded id.
 const ReservedField = "id"
+
+// ReservedPrefix begins the names of the payload fields the library owns:
+// a tagged event (AppendOpts.Tags) stores its queue position as "@pos" and
+// its tags as "@tags", right after "id". A payload may not name a field
+// with it; reads return those fields as [Event.Position] and [Event.Tags],
+// not in [Event.Fields].
+const ReservedPrefix = "@"
 
 // Len returns the number of pairs.
 func (f Fields) Len() int { return len(f) / 2 }
@@ -46,8 +55,8 @@ func (f Fields) Map() map[string]string {
 	return m
 }
 
-// Validate checks that f can be appended: an even number of strings and no
-// field named "id". It returns a [*FieldError].
+// Validate checks that f can be appended: an even number of strings, no
+// field named "id" and none beginning with "@". It returns a [*FieldError].
 func (f Fields) Validate() error {
 	if len(f)%2 != 0 {
 		return &FieldError{Reason: "odd number of strings: want name/value pairs", err: ErrInvalidFields}
@@ -55,6 +64,9 @@ func (f Fields) Validate() error {
 	for i := 0; i < len(f); i += 2 {
 		if f[i] == ReservedField {
 			return &FieldError{Field: ReservedField, Reason: "reserved for the record id; name the domain's identifier (room, game, player, …)", err: ErrReservedField}
+		}
+		if len(f[i]) > 0 && f[i][0] == ReservedPrefix[0] {
+			return &FieldError{Field: f[i], Reason: `names beginning with "@" are reserved for the library's fields (a tagged event's "@pos", "@tags")`, err: ErrReservedField}
 		}
 	}
 	return nil

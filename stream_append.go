@@ -73,6 +73,13 @@ func (s *Stream) appendWith(ctx context.Context, f Fields, opts AppendOpts) (ID,
 	if err := s.c.budgets.check(s.key); err != nil {
 		return ID{}, opError("append", s.key, err)
 	}
+	if len(opts.Tags) > 0 {
+		ids, err := s.tagged(ctx, []Fields{f}, &opts)
+		if err != nil {
+			return ID{}, opError("append", s.key, err)
+		}
+		return ids[0], nil
+	}
 	if opts.Durable.on() {
 		ids, err := s.appendDurable(ctx, []Fields{f}, &opts)
 		if len(ids) == 1 {
@@ -284,6 +291,10 @@ func (s *Stream) appendBatchWith(ctx context.Context, records []Fields, opts App
 	}
 	if err := s.c.budgets.check(s.key); err != nil {
 		return nil, opError("append batch", s.key, err)
+	}
+	if len(opts.Tags) > 0 {
+		ids, err := s.tagged(ctx, records, &opts)
+		return ids, opError("append batch", s.key, err)
 	}
 	if opts.Durable.on() {
 		ids, err := s.appendDurable(ctx, records, &opts)

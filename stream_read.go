@@ -3,8 +3,10 @@ package echomq
 import (
 	"context"
 	"iter"
+	"strconv"
 	"time"
 
+	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
 )
 
@@ -14,10 +16,20 @@ import (
 //
 // An entry written by another program without a well-formed "id" field reads
 // back with a zero ID and its fields untouched.
+//
+// A tagged event (AppendOpts.Tags, package dcb) also has its tags and its
+// position in the queue, read from its "@tags" and "@pos" fields, which
+// are not in Fields; an untagged event has none and position 0.
 type Event struct {
 	ID     ID
 	Entry  EntryID
 	Fields Fields
+	// Tags are the event's tags ("key=value"), sorted; nil when untagged.
+	Tags []string
+	// Position is the event's position among the tagged events of its
+	// queue (1, 2, …, across all its streams; see package dcb); 0 when
+	// untagged.
+	Position uint64
 }
 
 // Time returns the event's mint instant.
@@ -170,7 +182,12 @@ func decodeEvent(e wire.Entry) (Event, error) {
 			break // foreign entry: leave its fields as they are
 		}
 		ev.ID = id
-		if i == 0 {
+		if i == 0 && len(e.Fields) >= 6 && e.Fields[2] == posField && e.Fields[4] == tagsField {
+			// A tagged event: the script wrote id, @pos, @tags first.
+			ev.Position, _ = strconv.ParseUint(e.Fields[3], 10, 64)
+			ev.Tags = keyspace.ParseTags(e.Fields[5])
+			ev.Fields = Fields(e.Fields[6:])
+		} else if i == 0 {
 			ev.Fields = Fields(e.Fields[2:])
 		} else {
 			f := make(Fields, 0, len(e.Fields)-2)

@@ -29,3 +29,13 @@ var MintAbove func(ctx context.Context, client any, queue string, floor any) (an
 // Closed reports whether the client was closed. The root package sets it
 // in its init.
 var Closed func(client any) bool
+
+// AppendTiming returns the client's Config.MaxSkew and the lead the
+// append script keeps proposals within, in milliseconds, and its
+// Config.DedupeWindow. The root package sets it in its init.
+var AppendTiming func(client any) (maxSkewMs, leadMs, dedupeMs int64)
+
+// DecodeEvent decodes an entry read from a stream into an echomq.Event
+// (its receipt, tags, position and payload). The root package sets it in
+// its init.
+var DecodeEvent func(e wire.Entry) (any, error)

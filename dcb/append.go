@@ -1,0 +1,137 @@
+package dcb
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/internal/clientconn"
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
+)
+
+// Append is one event of [Store.Append]: its stream (type) in the store's
+// queue, its payload and its tags (at least one: see [Item]).
+type Append struct {
+	Stream string
+	Fields echomq.Fields
+	Tags   []string
+}
+
+// Condition makes an append conditional: it is refused, writing nothing,
+// when an event matching Query has a position above After. After is the
+// position the decision's read was complete through ([Page.Next], the
+// second result of [Store.ReadAll]); 0 asks that no matching event exists
+// at all (uniqueness: "one name-claimed with tag name=ada, ever").
+type Condition struct {
+	Query Query
+	After uint64
+}
+
+// Appended is one written event of [Store.Append]: its stream, receipt,
+// entry id and queue position.
+type Appended struct {
+	Stream   string
+	ID       echomq.ID
+	Entry    echomq.EntryID
+	Position uint64
+}
+
+// Append writes events, to one or several streams of the queue, in one
+// atomic step: all or nothing, in order, each with the queue's next
+// position and its index entries. With a condition the append happens only
+// when no event matching cond.Query lies after cond.After, the query
+// touching any streams of the queue, written here or not; otherwise
+// nothing is written and the error is a [*ConflictError] (matching
+// echomq.ErrConflict) naming the first such event. Nil cond appends
+// unconditionally.
+//
+// Each event gets the engine's next id of the queue (node 1023, the ids
+// echomq's append script chooses), so its receipt is unique in the queue
+// and its entry id keeps the time law.
+//
+// Errors: before any I/O, a [*echomq.NameError] for a bad stream name, a
+// [*echomq.FieldError] for a bad payload (including a reserved field) and
+// an [*echomq.ArgumentError] for no events, more than MaxEvents, an event
+// without tags, a bad tag or a bad query; a [*PositionError] when
+// cond.After is out of the index's reach (never read as "nothing since");
+// [*echomq.SkewError] when a target stream's top lies beyond MaxSkew ahead
+// of the engine's clock; engine errors as Stream.Append's. After a
+// transport error the append may have been written.
+func (s *Store) Append(ctx context.Context, events []Append, cond *Condition) ([]Appended, error) {
+	got, err := s.append(ctx, events, cond)
+	return got, opError("append", s.queue, err)
+}
+
+func (s *Store) append(ctx context.Context, events []Append, cond *Condition) ([]Appended, error) {
+	req, err := s.request(events, cond)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := s.conn.DCBAppend(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	switch rep.Status {
+	case wire.DCBOK:
+		out := make([]Appended, len(rep.Appended))
+		for i, a := range rep.Appended {
+			id, err := echomq.ParseID(a.Receipt)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = Appended{Stream: events[i].Stream, ID: id, Entry: id.EntryID(), Position: a.Position}
+		}
+		return out, nil
+	case wire.DCBConflict:
+		ce := &ConflictError{After: cond.After, Stream: rep.Stream, Position: rep.Position}
+		if ce.Entry, err = echomq.ParseEntryID(rep.EntryID); err != nil {
+			return nil, err
+		}
+		if snow, ok := ce.Entry.Snowflake(); ok {
+			ce.ID = echomq.MustID(echomq.BrandEvent, snow)
+		}
+		return nil, ce
+	case wire.DCBPosition:
+		return nil, positionError(cond.After, rep.Kind, rep.Stream, rep.Position)
+	case wire.DCBSkew:
+		return nil, &echomq.SkewError{Instant: unixMilli(rep.SkewMs), Engine: unixMicro(rep.EngineUs), MaxSkew: s.maxSkew(), Top: true}
+	}
+	return nil, fmt.Errorf("dcb: unexpected append reply %q", rep.Status)
+}
+
+// request checks the events and the condition and builds the script call.
+func (s *Store) request(events []Append, cond *Condition) (*wire.DCBAppendReq, error) {
+	if len(events) == 0 {
+		return nil, &echomq.ArgumentError{Name: "events", Reason: "none to append"}
+	}
+	if len(events) > MaxEvents {
+		return nil, &echomq.ArgumentError{Name: "events", Reason: fmt.Sprintf("%d: at most %d per append", len(events), MaxEvents)}
+	}
+	skew, lead, _ := clientconn.AppendTiming(s.c)
+	req := &wire.DCBAppendReq{Keys: s.keys, MaxSkewMs: skew, LeadMs: lead, Events: make([]wire.DCBEvent, len(events))}
+	for i, e := range events {
+		if err := keyspace.Stream(e.Stream); err != nil {
+			return nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		if err := clientconn.CheckAppend(s.c, keyspace.StreamKey(s.queue, e.Stream), e.Fields); err != nil {
+			return nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		if len(e.Tags) == 0 {
+			return nil, &echomq.ArgumentError{Name: "tags", Reason: fmt.Sprintf("event %d has none: an event of a dcb append needs at least one tag (an untagged one is Stream.Append's)", i)}
+		}
+		tags, joined, err := keyspace.Tags(e.Tags)
+		if err != nil {
+			return nil, &echomq.ArgumentError{Name: "tags", Reason: fmt.Sprintf("event %d: %v", i, err)}
+		}
+		req.Events[i] = wire.DCBEvent{Stream: e.Stream, Tags: tags, Joined: joined, Fields: e.Fields}
+	}
+	if cond != nil {
+		items, err := cond.Query.wire()
+		if err != nil {
+			return nil, err
+		}
+		req.Cond, req.After, req.Query = true, cond.After, items
+	}
+	return req, nil
+}
