@@ -43,7 +43,7 @@ func BenchmarkAppendBatchWriters(b *testing.B) {
 		s := e.emq.Stream(e.q, "batch-writers-"+strconv.Itoa(g))
 		rbKey := s.Key() + ".redis-benchmark"
 		ours := func(n int) error {
-			return echomqtest.FanOut(g, n/benchBatch, func() error { _, err := s.AppendBatch(ctx, records); return err })
+			return echomqtest.FanOut(g, n/benchBatch, func() error { _, err := s.AppendBatch(ctx, records, nil); return err })
 		}
 		args := []string{
 			"-h", u.Hostname(), "-p", u.Port(), "-c", strconv.Itoa(g), "-P", strconv.Itoa(benchBatch), "-q",

@@ -49,13 +49,13 @@ type Client struct {
 	closed    chan struct{}
 }
 
-// Connect connects to the engine named by cfg.URL and prepares the minter
+// Connect connects to the engine named by config.URL and prepares the minter
 // (a configured node id or one leased from the engine). The URL
 // "embedded:" (embedded.URL) starts a fresh in-process engine, which the
 // program must link by importing package embedded; the library never
 // starts one by itself.
 //
-// It returns [ErrNoEngine] for an empty URL (or "embedded:" in a program
+// It returns [ErrNoEngine] for an empty URL (or a nil config) (or "embedded:" in a program
 // that does not link the embedded engine), an [*ArgumentError] for a node
 // id out of range or a URL that cannot name an engine, a [*TransportError]
 // when the engine cannot be reached, a [*VersionError] when Interop is
@@ -66,7 +66,11 @@ type Client struct {
 //
 // The engine's clock, identity, memory and policy ([Client.Engine]) and
 // the scripting check come in one pipelined round trip.
-func Connect(ctx context.Context, cfg Config) (*Client, error) {
+func Connect(ctx context.Context, config *Config) (*Client, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err

@@ -143,11 +143,15 @@ type Consumer struct {
 	e     *consumerEngine // everything but the fetch loop (consumer_engine.go)
 }
 
-// Consumer validates cfg and returns a consumer ready to [Consumer.Run].
+// Consumer validates config (nil: an empty one) and returns a consumer ready to [Consumer.Run].
 // Nothing is written until Run. Errors: [*NameError] for a bad queue,
 // stream, group or consumer name; [*ArgumentError] for a missing handler, a
 // zero Start or an option out of range.
-func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
+func (c *Client) Consumer(config *ConsumerConfig) (*Consumer, error) {
+	var cfg ConsumerConfig
+	if config != nil {
+		cfg = *config
+	}
 	s := c.Stream(cfg.Queue, cfg.Stream)
 	cfg = cfg.withDefaults(c)
 	err := s.Group(cfg.Group).Err()

@@ -180,7 +180,7 @@ func TestConsumerWrongType(t *testing.T) {
 	e := newGroupEnv(t)
 	_, err := rawcmd.Do(ctx, e.c, "SET", e.stream.Key(), "not a stream")
 	require.NoError(t, err)
-	c, err := e.c.Consumer(e.cfg("g", "c1", (&deliveryLog{}).handle))
+	c, err := e.c.Consumer(&e.cfg("g", "c1", (&deliveryLog{}).handle))
 	require.NoError(t, err)
 	err = c.Run(context.Background())
 	require.ErrorIs(t, err, echomq.ErrWrongType)

@@ -29,19 +29,15 @@ import (
 // refuses to follow it into the future); [ErrWrongType] when the key holds
 // something else; [ErrClosed]; context errors; [*TransportError]. After a
 // context or transport error the event may have been written: retry with an
-// idempotency key ([Stream.AppendWith]) to be safe.
-func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
-	return s.appendOpts(ctx, f, AppendOpts{})
-}
-
-// AppendWith is [Stream.Append] with options: an idempotency key and an
-// expected top. With a key, a repeat within Config.DedupeWindow returns the
-// first append's receipt and writes nothing; with an expected top that does
-// not hold it returns a [*ConflictError] (matching [ErrConflict]) and writes
-// nothing. Both are checked and written atomically with the XADD, in one
-// script on the stream's slot. Bad options are an [*ArgumentError] or a
-// [*KindError] before any I/O. Nil opts are none: the call is an Append.
-func (s *Stream) AppendWith(ctx context.Context, f Fields, opts *AppendOpts) (ID, error) {
+// idempotency key ([AppendOpts].Key) to be safe.
+//
+// Options (nil: none): with an idempotency key, a repeat within
+// Config.DedupeWindow returns the first append's receipt and writes nothing;
+// with an expected top that does not hold it returns a [*ConflictError]
+// (matching [ErrConflict]) and writes nothing. Both are checked and written
+// atomically with the XADD, in one script on the stream's slot. Bad options
+// are an [*ArgumentError] or a [*KindError] before any I/O.
+func (s *Stream) Append(ctx context.Context, f Fields, opts *AppendOpts) (ID, error) {
 	var o AppendOpts
 	if opts != nil {
 		o = *opts
@@ -49,8 +45,8 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts *AppendOpts) (ID
 	return s.appendOpts(ctx, f, o)
 }
 
-// appendOpts is Append and AppendWith: the options by value, so the common
-// call allocates none.
+// appendOpts is Append with the options by value, so the common call
+// allocates none.
 func (s *Stream) appendOpts(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	if s.c.hooks.appends() {
 		id, err := s.appendObserved(ctx, f, opts)
@@ -239,17 +235,13 @@ func (e *BatchError) Unwrap() []error {
 // (one more round trip), after the rest. Otherwise the whole batch is one
 // script: atomic, contiguous and in batch order. A record that fails leaves
 // a zero id in its slot and the call returns a [*BatchError] naming it.
-func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error) {
-	return s.appendBatchOpts(ctx, records, AppendOpts{})
-}
-
-// AppendBatchWith is [Stream.AppendBatch] with options, applied to the batch
-// as a whole and atomically with it (one script): an idempotency key whose
-// repeat returns the first batch's receipts, and an expected top the stream
-// must have before the batch ([*ConflictError] otherwise); all or nothing.
-// An error of the script fails every record ([*BatchError]). Nil opts are
-// none: the call is an AppendBatch.
-func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts *AppendOpts) ([]ID, error) {
+//
+// Options (nil: none) apply to the batch as a whole and atomically with it
+// (one script): an idempotency key whose repeat returns the first batch's
+// receipts, and an expected top the stream must have before the batch
+// ([*ConflictError] otherwise); all or nothing. An error of the script fails
+// every record ([*BatchError]).
+func (s *Stream) AppendBatch(ctx context.Context, records []Fields, opts *AppendOpts) ([]ID, error) {
 	var o AppendOpts
 	if opts != nil {
 		o = *opts
@@ -257,7 +249,7 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts *Ap
 	return s.appendBatchOpts(ctx, records, o)
 }
 
-// appendBatchOpts is AppendBatch and AppendBatchWith.
+// appendBatchOpts is AppendBatch with the options by value.
 func (s *Stream) appendBatchOpts(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	if s.c.hooks.appends() {
 		ids, err := s.appendBatchObserved(ctx, records, opts)

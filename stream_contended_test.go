@@ -25,7 +25,7 @@ func contendedEngines(t *testing.T, test func(t *testing.T, c *Client, q string,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Connect(context.Background(), Config{URL: url(), NodeID: new(5), Notice: io.Discard})
+			c, err := Connect(context.Background(), &Config{URL: url(), NodeID: new(5), Notice: io.Discard})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, c.Close()) })
 			test(t, c, echomqtest.Queue(t), name == "server")
@@ -289,7 +289,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		require.Equal(t, wire.AppendBack, rep.Status)
 		require.Equal(t, wire.BackEmpty, rep.Why)
 		require.False(t, keyExists(t, c, s.key))
-		id, err := s.Append(bg, F("k", "v"))
+		id, err := s.Append(bg, F("k", "v"), nil)
 		require.NoError(t, err)
 		require.Equal(t, int64(1), xlen(s.key))
 		_, err = c.do(bg, "XDEL", s.key, id.EntryID().String())
@@ -297,7 +297,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		rep = lean(s.key)
 		require.Equal(t, wire.BackEmpty, rep.Why)
 		require.Zero(t, xlen(s.key))
-		next, err := hot(s).Append(bg, F("k", "w"))
+		next, err := hot(s).Append(bg, F("k", "w"), nil)
 		require.NoError(t, err)
 		require.Positive(t, next.Compare(id))
 
@@ -308,7 +308,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		rep = lean(s.key)
 		require.Equal(t, wire.BackSkew, rep.Why)
 		require.Equal(t, int64(1), xlen(s.key))
-		_, err = s.Append(bg, F("k", "v"))
+		_, err = s.Append(bg, F("k", "v"), nil)
 		var se *SkewError
 		require.ErrorAs(t, err, &se)
 		require.True(t, se.Top)
@@ -336,7 +336,7 @@ func TestContendedScriptEdges(t *testing.T) {
 				require.Greater(t, rep.EngineUs/1000, int64(high.Ms))
 			}
 		}
-		id, err = hot(s).Append(bg, F("k", "v"))
+		id, err = hot(s).Append(bg, F("k", "v"), nil)
 		require.NoError(t, err)
 		if server {
 			require.Positive(t, id.EntryID().Compare(high))
@@ -353,7 +353,7 @@ func TestContendedScriptEdges(t *testing.T) {
 			rep = lean(s.key)
 			require.Equal(t, wire.AppendOK, rep.Status, "%+v", rep)
 			require.Equal(t, contendedWant(top, cell, rep.EngineUs/1000, 1), rep.Receipts)
-			id, err := hot(s).Append(bg, F("k", "w"))
+			id, err := hot(s).Append(bg, F("k", "w"), nil)
 			require.NoError(t, err)
 			last, err := c.conn.XRange(bg, s.key, "-", "+", 1, true)
 			require.NoError(t, err)
@@ -384,7 +384,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		require.NoError(t, err)
 		_, err = c.conn.StreamAppendContended(bg, s.key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 		require.ErrorIs(t, err, ErrWrongType)
-		_, err = s.Append(bg, F("k", "v"))
+		_, err = s.Append(bg, F("k", "v"), nil)
 		require.ErrorIs(t, err, ErrWrongType)
 	})
 }
@@ -429,7 +429,7 @@ func receiptCheck(t testing.TB, c *Client, lua string, snows []Snowflake) {
 // could round its quotient up.
 func TestContendedReceiptArithmetic(t *testing.T) {
 	t.Parallel()
-	c, err := Connect(context.Background(), Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	c, err := Connect(context.Background(), &Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	lua := receiptLua(t)
@@ -478,7 +478,7 @@ func FuzzContendedScript(f *testing.F) {
 	for _, v := range []int64{0, 1, MaxTail, 1<<63 - 1, 3521614606208*2619001 - 1, 3521614606208 * 2619001, 7567340032229376} {
 		f.Add(v)
 	}
-	c, err := Connect(context.Background(), Config{URL: echomqtest.Shared(f).URL(), Notice: io.Discard})
+	c, err := Connect(context.Background(), &Config{URL: echomqtest.Shared(f).URL(), Notice: io.Discard})
 	require.NoError(f, err)
 	f.Cleanup(func() { require.NoError(f, c.Close()) })
 	lua := receiptLua(f)

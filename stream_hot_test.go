@@ -25,7 +25,7 @@ func TestOwnRacesStayPlain(t *testing.T) {
 	for range 64 {
 		wg.Go(func() {
 			for range 300 {
-				if _, err := s.Append(ctx, echomq.F("k", "v")); err != nil {
+				if _, err := s.Append(ctx, echomq.F("k", "v"), nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -65,7 +65,7 @@ func TestOwnRacesStayPlainBatches(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			for range 40 {
-				if _, err := s.AppendBatch(ctx, batch); err != nil {
+				if _, err := s.AppendBatch(ctx, batch, nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -97,13 +97,13 @@ func TestForeignTopCountsContended(t *testing.T) {
 	top := echomq.MustID(echomq.BrandEvent, snow)
 	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
 	require.NoError(t, err)
-	id, err := s.Append(ctx, echomq.F("k", "v"))
+	id, err := s.Append(ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 	require.Positive(t, id.EntryID().Compare(top.EntryID()))
 	st := c.AppendStats()
 	require.Positive(t, st.Contended, "%+v", st)
 	refused := st.Refused
-	_, err = s.Append(ctx, echomq.F("k", "w"))
+	_, err = s.Append(ctx, echomq.F("k", "w"), nil)
 	require.NoError(t, err)
 	st = c.AppendStats()
 	require.Equal(t, refused, st.Refused, "a contended stream's append goes to the script first: %+v", st)
@@ -129,11 +129,11 @@ func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 	want := []echomq.ID{top}
 	var payloads []string
 	for i := range 12 {
-		id, err := s.Append(ctx, echomq.F("n", itoa(i)))
+		id, err := s.Append(ctx, echomq.F("n", itoa(i)), nil)
 		require.NoError(t, err)
 		want, payloads = append(want, id), append(payloads, itoa(i))
 	}
-	batch, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "b0"), echomq.F("n", "b1"), echomq.F("n", "b2")})
+	batch, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "b0"), echomq.F("n", "b1"), echomq.F("n", "b2")}, nil)
 	require.NoError(t, err)
 	want, payloads = append(want, batch...), append(payloads, "b0", "b1", "b2")
 	st := c.AppendStats()

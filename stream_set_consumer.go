@@ -69,11 +69,15 @@ type SetConsumerStats struct {
 	Delivered, Acked, Failed, Dead, Reclaimed, Late int64
 }
 
-// SetConsumer validates cfg and returns a consumer ready to run. Errors:
+// SetConsumer validates config (nil: an empty one) and returns a consumer ready to run. Errors:
 // the set's own; a [*NameError] for a bad group or consumer name; an
 // [*ArgumentError] for a missing set or handler, a zero Start or an option
 // out of range.
-func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
+func (c *Client) SetConsumer(config *SetConsumerConfig) (*SetConsumer, error) {
+	var cfg SetConsumerConfig
+	if config != nil {
+		cfg = *config
+	}
 	if cfg.Name == "" {
 		cfg.Name = DefaultConsumerName()
 	}

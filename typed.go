@@ -148,15 +148,10 @@ func (t *Typed[T]) Decode(ev Event) (TypedEvent[T], error) {
 	return out, nil
 }
 
-// Append encodes v and appends it; see [Stream.Append] for the errors,
-// plus those of [Typed.Encode] (before any I/O).
-func (t *Typed[T]) Append(ctx context.Context, v T) (ID, error) {
-	return t.AppendWith(ctx, v, nil)
-}
-
-// AppendWith encodes v and appends it with opts (nil: none); see
-// [Stream.AppendWith].
-func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts *AppendOpts) (ID, error) {
+// Append encodes v and appends it with opts (nil: none); see
+// [Stream.Append] for the options and errors, plus those of [Typed.Encode]
+// (before any I/O).
+func (t *Typed[T]) Append(ctx context.Context, v T, opts *AppendOpts) (ID, error) {
 	if t.err != nil {
 		return ID{}, opError("append", t.Key(), t.err)
 	}
@@ -164,7 +159,7 @@ func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts *AppendOpts) (ID, e
 	if err != nil {
 		return ID{}, opError("append", t.Key(), err)
 	}
-	return t.s.AppendWith(ctx, f, opts)
+	return t.s.Append(ctx, f, opts)
 }
 
 // Read returns the decoded events of r, oldest first (newest first with

@@ -42,7 +42,7 @@ func TestTwoWritersOneStream(t *testing.T) {
 						errs <- err
 						return
 					}
-					id, err := s.Append(ctx, echomq.F("writer", strconv.Itoa(node), "g", strconv.Itoa(g), "i", strconv.Itoa(i)))
+					id, err := s.Append(ctx, echomq.F("writer", strconv.Itoa(node), "g", strconv.Itoa(g), "i", strconv.Itoa(i)), nil)
 					if err != nil {
 						errs <- err
 						return

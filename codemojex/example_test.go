@@ -16,13 +16,13 @@ import (
 // by hand, as the worker's handler does.
 func ExampleEngine() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	// A seeded source draws the same secret every run.
-	e, err := codemojex.New(client, codemojex.Config{Rand: rand.New(rand.NewPCG(1, 2))})
+	e, err := codemojex.New(client, &codemojex.Config{Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		panic(err)
 	}

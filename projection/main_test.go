@@ -32,7 +32,7 @@ func setup(t *testing.T) *testBundle {
 // connect opens a client with a fixed node id, closed with the test.
 func connect(t testing.TB, url string, node int) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: new(node)})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, NodeID: new(node)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c

@@ -67,7 +67,11 @@ type Collector struct {
 // NewCollector returns a collector; it returns an [*echomq.ArgumentError]
 // for a nil client, a negative timeout or count limit, and a bad stream
 // name's [*echomq.NameError], before any I/O.
-func NewCollector(cfg CollectorConfig) (*Collector, error) {
+func NewCollector(config *CollectorConfig) (*Collector, error) {
+	var cfg CollectorConfig
+	if config != nil {
+		cfg = *config
+	}
 	switch {
 	case cfg.Client == nil:
 		return nil, &echomq.ArgumentError{Name: "client", Reason: "must not be nil"}

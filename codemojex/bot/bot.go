@@ -101,7 +101,11 @@ type Bot struct {
 // New returns a bot over e. It makes no call yet. It returns an
 // [*echomq.ArgumentError] for a missing engine or token or a bad setting,
 // and an [*echomq.NameError] for a bad queue or group name.
-func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
+func New(e *codemojex.Engine, config *Config) (*Bot, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	if e == nil {
 		return nil, &echomq.ArgumentError{Name: "engine", Reason: "is required"}
 	}

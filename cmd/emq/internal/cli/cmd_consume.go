@@ -130,7 +130,7 @@ func (a *app) consumerConfig(cmd *cobra.Command, stream, group string, o *consum
 	probe := cfg
 	probe.Start, probe.Logger = echomq.StartNew, slog.New(slog.DiscardHandler)
 	probe.Handle = func(context.Context, echomq.Delivery) error { return nil }
-	if _, err := new(echomq.Client).Consumer(probe); err != nil {
+	if _, err := new(echomq.Client).Consumer(&probe); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
@@ -191,7 +191,7 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 		return nil
 	}
 	cfg.Logger = slog.New(&dropInjected{h: slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), msg: injected})
-	c, err := s.Client().Consumer(cfg)
+	c, err := s.Client().Consumer(&cfg)
 	if err != nil {
 		return err
 	}

@@ -196,7 +196,7 @@ func (a *app) nodeID() *int {
 
 // connect opens the engine. notice receives the embedded-engine notice.
 func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, error) {
-	return echomq.Connect(ctx, echomq.Config{
+	return echomq.Connect(ctx, &echomq.Config{
 		URL:           embedded.Or(a.url),
 		NodeID:        a.nodeID(),
 		Interop:       a.interop,
