@@ -80,7 +80,7 @@ func TestAppendHelperProcess(t *testing.T) {
 	default:
 		t.Fatalf("unknown mode %q", mode)
 	}
-	st := client.AppendStats()
+	st := echomq.AppendStatsOf(client)
 	out := strings.Join(receipts, "\n")
 	if out != "" {
 		out += "\n"

@@ -59,11 +59,11 @@ func BenchmarkAppendBatchWriters(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("goroutines%d/ratio", g), func(b *testing.B) {
 			require.NoError(b, e.resetStats())
-			before := e.emq.AppendStats()
+			before := echomq.AppendStatsOf(e.emq)
 			records := compareRounds(b, batchWritersRound, "records/s",
 				side{"ours", func() error { return e.del(s.Key()) }, ours},
 				side{"redis_benchmark", func() error { return e.del(rbKey) }, redisBenchmark})
-			after := e.emq.AppendStats()
+			after := echomq.AppendStatsOf(e.emq)
 			_, refused, err := e.retries()
 			require.NoError(b, err)
 			b.ReportMetric(float64(refused)/float64(records), "refused/record")

@@ -145,23 +145,23 @@ func (c *Client) start(ctx context.Context) error {
 }
 
 // VersionError is an engine whose version fence holds another version than
-// [InteropVersion].
+// [interopVersion].
 type VersionError struct{ Got string }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("echomq: version fence: engine holds %q, want %q", e.Got, InteropVersion)
+	return fmt.Sprintf("echomq: version fence: engine holds %q, want %q", e.Got, interopVersion)
 }
 
 func (c *Client) fence(ctx context.Context) error {
 	key := keyspace.VersionKey()
-	if _, err := c.conn.SetNX(ctx, key, InteropVersion, 0); err != nil {
+	if _, err := c.conn.SetNX(ctx, key, interopVersion, 0); err != nil {
 		return fmt.Errorf("echomq: version fence: %w", err)
 	}
 	got, _, err := c.conn.Get(ctx, key)
 	if err != nil {
 		return fmt.Errorf("echomq: version fence: %w", err)
 	}
-	if got != InteropVersion {
+	if got != interopVersion {
 		return &VersionError{Got: got}
 	}
 	return nil

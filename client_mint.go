@@ -65,11 +65,11 @@ func (c *Client) mintFor(ctx context.Context, queue string) (*queueMint, error) 
 	if err != nil {
 		return nil, err
 	}
-	l, err := nodelease.Acquire(ctx, c.conn, queue, c.cfg.NodeLeaseTTL, c.cfg.Logger, func(n int) { _ = m.SetNode(n) })
+	l, err := nodelease.Acquire(ctx, c.conn, queue, c.cfg.NodeLeaseTTL, c.cfg.Logger, func(n int) { _ = m.setNode(n) })
 	if err != nil {
 		return nil, fmt.Errorf("echomq: queue %q: %w", queue, err)
 	}
-	if err := m.SetNode(l.Node()); err != nil {
+	if err := m.setNode(l.Node()); err != nil {
 		return nil, err
 	}
 	qm := &queueMint{minter: m, lease: l}

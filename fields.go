@@ -13,8 +13,8 @@ type Fields []string
 // [*FieldError] matching [ErrInvalidFields].
 func F(kv ...string) Fields { return Fields(kv) }
 
-// ReservedField is the payload field that holds the record's branded id.
-const ReservedField = "id"
+// reservedField is the payload field that holds the record's branded id.
+const reservedField = "id"
 
 // Len returns the number of pairs.
 func (f Fields) Len() int { return len(f) / 2 }
@@ -53,8 +53,8 @@ func (f Fields) Validate() error {
 		return &FieldError{Reason: "odd number of strings: want name/value pairs", err: ErrInvalidFields}
 	}
 	for i := 0; i < len(f); i += 2 {
-		if f[i] == ReservedField {
-			return &FieldError{Field: ReservedField, Reason: "reserved for the record id; name the domain's identifier (room, game, player, …)", err: ErrReservedField}
+		if f[i] == reservedField {
+			return &FieldError{Field: reservedField, Reason: "reserved for the record id; name the domain's identifier (room, game, player, …)", err: ErrReservedField}
 		}
 	}
 	return nil

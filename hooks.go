@@ -170,14 +170,14 @@ type TrimHook interface {
 
 // Trim origins of [TrimInfo.By].
 const (
-	TrimByCaller  = "trim"    // Stream.Trim (the retention driver included)
-	TrimByArchive = "archive" // the archiver's trim at its watermark
+	trimByCaller  = "trim"    // Stream.Trim (the retention driver included)
+	trimByArchive = "archive" // the archiver's trim at its watermark
 )
 
 // TrimInfo is one trim.
 type TrimInfo struct {
 	Queue, Stream string
-	// By is [TrimByCaller] or [TrimByArchive].
+	// By is [trimByCaller] or [trimByArchive].
 	By string
 	// Removed is the number of entries removed.
 	Removed  int64

@@ -140,7 +140,7 @@ func (s *Stream) readObserved(ctx context.Context, r Range, opts *ReadOpts) ([]E
 func (s *Stream) trimObserved(ctx context.Context, t TrimSpec) (TrimResult, error) {
 	start := time.Now()
 	res, err := s.trimReport(ctx, t)
-	info := TrimInfo{Queue: s.queue, Stream: s.name, By: TrimByCaller, Removed: res.Removed, Duration: time.Since(start), Err: err}
+	info := TrimInfo{Queue: s.queue, Stream: s.name, By: trimByCaller, Removed: res.Removed, Duration: time.Since(start), Err: err}
 	for _, h := range s.c.hooks.trim {
 		h.OnTrim(ctx, info)
 	}

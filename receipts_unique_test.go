@@ -122,7 +122,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 	default:
 		t.Fatalf("unknown mode %q", mode)
 	}
-	st := client.AppendStats()
+	st := echomq.AppendStatsOf(client)
 	fmt.Fprintf(&out, "stats %d %d %d %d %d\n", st.Records, st.Plain, st.Scripts, st.Refused, st.Arbitrated)
 	require.NoError(t, os.WriteFile(os.Getenv("EMQ_RU_FILE"), []byte(out.String()), 0o644))
 }

@@ -19,7 +19,7 @@ import (
 // leased on the queue's first append) goes as a plain XADD while the
 // client's reading of the engine's clock vouches for it; when another
 // writer got above it, or the local clock disagrees with the engine's, the
-// append script on the engine chooses the id under [EngineNode] (see
+// append script on the engine chooses the id under [engineNode] (see
 // docs/keyspace.md, "Ids under many writers"). Either way the receipt is
 // never handed out twice within the queue.
 //
@@ -188,7 +188,7 @@ func (s *Stream) add(ctx context.Context, id ID, f Fields) error {
 // entryPairs returns "id", <receipt>, then the payload pairs.
 func entryPairs(id ID, f Fields) []string {
 	pairs := make([]string, 0, 2+len(f))
-	pairs = append(pairs, ReservedField, id.String())
+	pairs = append(pairs, reservedField, id.String())
 	return append(pairs, f...)
 }
 
@@ -428,7 +428,7 @@ func (s *Stream) pipeline(ctx context.Context, ids []ID, records []Fields, errs 
 	ends := make([]int, len(ids))
 	for i, id := range ids {
 		buf = id.appendTo(buf)
-		buf = id.EntryID().AppendTo(buf)
+		buf = id.EntryID().appendTo(buf)
 		ends[i] = len(buf)
 		pairs[i] = records[i]
 	}

@@ -33,7 +33,7 @@ func TestOwnRacesStayPlain(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.EqualValues(t, 64*300, st.Records)
 	// Own races never turn the stream contended (that is kept for a top of
 	// another node), however often the machine preempts a goroutine
@@ -73,7 +73,7 @@ func TestOwnRacesStayPlainBatches(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.EqualValues(t, 16*40*64, st.Records)
 	require.Zero(t, st.Contended, "own races sent the stream to the script: %+v", st)
 	require.Less(t, st.Scripts, int64(16*40)/4, "own races sent the batches to the script: %+v", st)
@@ -100,12 +100,12 @@ func TestForeignTopCountsContended(t *testing.T) {
 	id, err := s.Append(ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 	require.Positive(t, id.EntryID().Compare(top.EntryID()))
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.Positive(t, st.Contended, "%+v", st)
 	refused := st.Refused
 	_, err = s.Append(ctx, echomq.F("k", "w"), nil)
 	require.NoError(t, err)
-	st = c.AppendStats()
+	st = echomq.AppendStatsOf(c)
 	require.Equal(t, refused, st.Refused, "a contended stream's append goes to the script first: %+v", st)
 }
 
@@ -136,7 +136,7 @@ func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 	batch, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "b0"), echomq.F("n", "b1"), echomq.F("n", "b2")}, nil)
 	require.NoError(t, err)
 	want, payloads = append(want, batch...), append(payloads, "b0", "b1", "b2")
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.Positive(t, st.Contended, "%+v", st)
 	require.EqualValues(t, 2, st.Refused, "only the first append tried plain XADDs: %+v", st)
 	for i, id := range want[1:] {

@@ -162,7 +162,7 @@ func decodeEvent(e wire.Entry) (Event, error) {
 	}
 	ev := Event{Entry: eid, Fields: Fields(e.Fields)}
 	for i := 0; i+1 < len(e.Fields); i += 2 {
-		if e.Fields[i] != ReservedField {
+		if e.Fields[i] != reservedField {
 			continue
 		}
 		id, err := ParseID(e.Fields[i+1])

@@ -95,13 +95,13 @@ func (c *Client) SetConsumer(config *SetConsumerConfig) (*SetConsumer, error) {
 	fo, _ := (&SetFollowOpts{Count: cfg.Count, Settle: cfg.Settle, Discover: cfg.Discover}).resolve()
 	cfg.Count, cfg.Settle, cfg.Discover = fo.Count, fo.Settle, fo.Discover
 	if cfg.Beat == 0 {
-		cfg.Beat = DefaultBeat
+		cfg.Beat = defaultBeat
 	}
 	if cfg.MinIdle == 0 {
-		cfg.MinIdle = DefaultMinIdle
+		cfg.MinIdle = defaultMinIdle
 	}
 	if cfg.MaxDeliveries == 0 {
-		cfg.MaxDeliveries = DefaultMaxDeliveries
+		cfg.MaxDeliveries = defaultMaxDeliveries
 	}
 	log := cfg.Logger.With("set", cfg.Set.String(), "group", cfg.Group, "consumer", cfg.Name)
 	sc := &SetConsumer{c: c, cfg: cfg}
@@ -124,10 +124,10 @@ func (cfg *SetConsumerConfig) check() error {
 		return bad("handler", "Handle is required")
 	case cfg.Start != StartNew && cfg.Start != StartHead:
 		return bad("start", "must be StartNew or StartHead")
-	case cfg.Beat < 0 || cfg.Beat > MaxBeat:
-		return bad("beat", "must lie in [0, "+MaxBeat.String()+"]")
-	case cfg.MinIdle < 0 || cfg.MinIdle > MaxMinIdle:
-		return bad("min idle", "must lie in [0, "+MaxMinIdle.String()+"]")
+	case cfg.Beat < 0 || cfg.Beat > maxBeat:
+		return bad("beat", "must lie in [0, "+maxBeat.String()+"]")
+	case cfg.MinIdle < 0 || cfg.MinIdle > maxMinIdle:
+		return bad("min idle", "must lie in [0, "+maxMinIdle.String()+"]")
 	}
 	if err := keyspace.Name("group", cfg.Group); err != nil {
 		return err

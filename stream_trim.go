@@ -37,10 +37,10 @@ func (t TrimSpec) Exact() TrimSpec { t.exact = true; return t }
 func (t TrimSpec) Force() TrimSpec { t.force = true; return t }
 
 // IsForced reports whether the trim is forced.
-func (t TrimSpec) IsForced() bool { return t.force }
+func (t TrimSpec) isForced() bool { return t.force }
 
 // IsExact reports whether the trim is exact.
-func (t TrimSpec) IsExact() bool { return t.exact }
+func (t TrimSpec) isExact() bool { return t.exact }
 
 // String renders the XTRIM arguments, e.g. "MAXLEN = 3".
 func (t TrimSpec) String() string {

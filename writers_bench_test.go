@@ -60,7 +60,7 @@ func BenchmarkWriters(b *testing.B) {
 func sumStats(cs []*echomq.Client) echomq.AppendStats {
 	var s echomq.AppendStats
 	for _, c := range cs {
-		st := c.AppendStats()
+		st := echomq.AppendStatsOf(c)
 		s.Refused += st.Refused
 		s.Arbitrated += st.Arbitrated
 		s.Scripts += st.Scripts

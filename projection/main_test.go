@@ -43,7 +43,7 @@ func (b *testBundle) stream(name string) *echomq.Stream { return b.client.Stream
 // evtAt returns the EVT id minted at ms after base by node with seq.
 func evtAt(t testing.TB, base time.Time, ms int64, node, seq int) echomq.ID {
 	t.Helper()
-	sf, err := echomq.NewSnowflake(base.UnixMilli()-echomq.Epoch+ms, node, seq)
+	sf, err := echomq.NewSnowflake(base.UnixMilli()-1704067200000+ms, node, seq)
 	require.NoError(t, err)
 	return echomq.MustID(echomq.BrandEvent, sf)
 }

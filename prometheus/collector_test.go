@@ -30,7 +30,7 @@ func TestNewCollectorBadInput(t *testing.T) {
 		{"no client", emqprom.CollectorConfig{}, echomq.ErrInvalidArgument},
 		{"negative timeout", emqprom.CollectorConfig{Client: c, Timeout: -1}, echomq.ErrInvalidArgument},
 		{"negative count limit", emqprom.CollectorConfig{Client: c, CountLimit: -1}, echomq.ErrInvalidArgument},
-		{"count limit too large", emqprom.CollectorConfig{Client: c, CountLimit: echomq.MaxCountLimit + 1}, echomq.ErrInvalidArgument},
+		{"count limit too large", emqprom.CollectorConfig{Client: c, CountLimit: 10_000_001}, echomq.ErrInvalidArgument},
 		{"bad stream name", emqprom.CollectorConfig{Client: c, Streams: []emqprom.StreamRef{{Queue: "q", Stream: "a:b"}}}, echomq.ErrInvalidName},
 		{"bad queue name", emqprom.CollectorConfig{Client: c, Streams: []emqprom.StreamRef{{Queue: "emq", Stream: "s"}}}, echomq.ErrInvalidName},
 		{"projection without checkpoint", emqprom.CollectorConfig{Client: c, Projections: []emqprom.Projection{{Name: "p"}}}, echomq.ErrInvalidArgument},

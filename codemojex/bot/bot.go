@@ -134,7 +134,7 @@ func New(e *codemojex.Engine, config *Config) (*Bot, error) {
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 20)
 	cfg.Senders = cmp.Or(cfg.Senders, 16)
 	cfg.Lease = cmp.Or(cfg.Lease, 30*time.Second)
-	cfg.Redelivery = cmp.Or(cfg.Redelivery, echomq.DefaultMinIdle)
+	cfg.Redelivery = cmp.Or(cfg.Redelivery, 30*time.Second)
 	cfg.NoticeTTL = cmp.Or(cfg.NoticeTTL, 7*24*time.Hour)
 	cfg.NotifyGroup = cmp.Or(cfg.NotifyGroup, "telegram")
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
