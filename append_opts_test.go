@@ -120,7 +120,7 @@ func testExpectTop(t *testing.T, c *echomq.Client, q string) {
 	require.NoError(t, err)
 	n := streamLen(t, s)
 	require.EqualValues(t, 4, n, "the refused batch wrote nothing")
-	latest, err := s.ReadLatest(ctx, 1)
+	latest, err := echomq.ReadLatest(ctx, s, 1)
 	require.NoError(t, err)
 	require.Equal(t, ids[1], latest[0].ID)
 }

@@ -145,7 +145,7 @@ func (c *Client) start(ctx context.Context) error {
 }
 
 // VersionError is an engine whose version fence holds another version than
-// [interopVersion].
+// the interop version ("echomq:3.0.0").
 type VersionError struct{ Got string }
 
 func (e *VersionError) Error() string {
@@ -207,7 +207,7 @@ func (c *Client) isClosed() bool {
 }
 
 // Embedded reports whether the client runs on the embedded engine.
-func (c *Client) Embedded() bool { return c.embedded != nil }
+func (c *Client) isEmbedded() bool { return c.embedded != nil }
 
 // Now returns the client's clock reading.
 func (c *Client) Now() time.Time {

@@ -108,7 +108,7 @@ func (c *Client) MintID(ctx context.Context, queue, brand string) (ID, error) {
 
 // NodeID returns the node id the client mints with in queue, leasing one
 // there on the queue's first use.
-func (c *Client) NodeID(ctx context.Context, queue string) (int, error) {
+func (c *Client) nodeID(ctx context.Context, queue string) (int, error) {
 	if err := keyspace.Queue(queue); err != nil {
 		return 0, err
 	}

@@ -30,7 +30,7 @@ type Config struct {
 	// engine that keeps nothing.
 	URL string
 
-	// NodeID is the snowflake node id (0..1022; 1023 is [engineNode]) stamped
+	// NodeID is the snowflake node id (0..1022; 1023 is the engine's) stamped
 	// into minted ids, in every queue. Defaults to nil: a free node id is
 	// leased in each queue on the client's first mint there
 	// ("emq:{q}:node:<n>") and renewed while the client lives, so two
@@ -51,7 +51,7 @@ type Config struct {
 	Clock Clock
 
 	// Interop enables the version fence of the original EchoMQ: Connect
-	// reads "{emq}:version", sets it to [interopVersion] when absent, and
+	// reads "{emq}:version", sets it to the interop version ("echomq:3.0.0") when absent, and
 	// refuses an engine holding another version. Defaults to false.
 	Interop bool
 

@@ -82,12 +82,12 @@ type ConsumerConfig struct {
 
 	// Count caps the entries one read or reclaim fetches; it is also the
 	// depth of the queue in front of the handlers. Defaults to 100; at most
-	// [maxCount].
+	// 100000.
 	Count int
 
 	// Beat is how long a read blocks waiting for new entries and how often
 	// idle entries are reclaimed; it bounds how late a stop is noticed.
-	// Defaults to 1s; at most [maxBeat].
+	// Defaults to 1s; at most 1h.
 	Beat time.Duration
 
 	// MinIdle is how long an entry must sit unacknowledged before any
@@ -97,11 +97,11 @@ type ConsumerConfig struct {
 	// MinIdle, plus AckInterval) after the entry was fetched, so no peer
 	// can reclaim an entry while its handler still runs. Keep
 	// Count × handler time well below it. Defaults to 30s; at most
-	// [maxMinIdle].
+	// 7 days.
 	MinIdle time.Duration
 
 	// Concurrency is how many handlers run in parallel, at most
-	// [maxConcurrency]. Defaults to 1: entries are handled one at a time,
+	// 10000. Defaults to 1: entries are handled one at a time,
 	// in fetch order.
 	Concurrency int
 
@@ -113,7 +113,7 @@ type ConsumerConfig struct {
 	MaxDeliveries int
 
 	// AckBatch caps the ids one XACK carries. Defaults to Count; at most
-	// [maxCount].
+	// 100000.
 	AckBatch int
 
 	// AckInterval is how long acknowledgements may wait to fill a batch.
@@ -122,7 +122,7 @@ type ConsumerConfig struct {
 	AckInterval time.Duration
 
 	// Grace is how long a stopping consumer lets running handlers finish
-	// before it cancels their contexts. Defaults to 10s; at most [maxGrace].
+	// before it cancels their contexts. Defaults to 10s; at most 1h.
 	Grace time.Duration
 
 	// Logger receives failures, panics, dead letters and retries. Defaults
@@ -254,8 +254,6 @@ func DefaultConsumerName() string {
 // Name returns the consumer's name within its group.
 func (c *Consumer) Name() string { return c.cfg.Name }
 
-// Config returns the consumer's configuration with the defaults filled in.
-func (c *Consumer) Config() ConsumerConfig { return c.cfg }
 
 // margin is how long before the engine could see an entry as idle for
 // MinIdle its handler's context ends.

@@ -132,12 +132,12 @@ func TestConsumerBadConfig(t *testing.T) {
 	}
 	c, err := e.c.Consumer(&ok)
 	require.NoError(t, err)
-	require.Equal(t, echomq.DefaultCount, c.Config().Count)
+	require.Equal(t, echomq.DefaultCount, echomq.ConsumerConfigOf(c).Count)
 	require.False(t, exists(t, e.c, e.stream.Key()), "nothing is written before Run")
 	def, err := e.c.Consumer(&echomq.ConsumerConfig{Queue: "q", Stream: "s", Group: "g", Start: echomq.StartNew, Handle: ok.Handle})
 	require.NoError(t, err)
 	require.Equal(t, echomq.DefaultConsumerName(), def.Name())
-	require.Equal(t, echomq.DefaultMinIdle, def.Config().MinIdle)
+	require.Equal(t, echomq.DefaultMinIdle, echomq.ConsumerConfigOf(def).MinIdle)
 }
 
 // TestConsumerEngineRestart: a consumer rides out an engine that dies and

@@ -119,7 +119,7 @@ func checkEventID(id ID) error {
 	if id.IsZero() {
 		return &IDError{Reason: "zero id"}
 	}
-	if !id.Is(BrandEvent) {
+	if !id.is(BrandEvent) {
 		return &KindError{Want: BrandEvent, Got: id.Brand()}
 	}
 	return nil

@@ -42,7 +42,7 @@ type engineClock struct {
 	reading atomic.Pointer[clockReading]
 	hot     [hotSlots]atomic.Int64 // per slot: until when (since base) the stream is hot
 	// own is per slot the last id the engine chose for this client on a
-	// stream of that slot (a snowflake of [engineNode], 0 for none): a top
+	// stream of that slot (a snowflake of node 1023, 0 for none): a top
 	// equal to it is this client's own append, not another writer's.
 	own [hotSlots]atomic.Int64
 	// sent is per slot the highest id this client sent as a plain XADD to

@@ -115,7 +115,7 @@ func (e EntryID) Next() (EntryID, bool) {
 func (e EntryID) Time() time.Time { return time.UnixMilli(int64(e.Ms)).UTC() }
 
 // Snowflake returns the snowflake an EVT id must have to map onto e, and
-// false when e is not the image of any snowflake (before [epoch], past the
+// false when e is not the image of any snowflake (before 2024-01-01 UTC, past the
 // 41-bit range, or a sequence above the 22-bit tail).
 func (e EntryID) Snowflake() (Snowflake, bool) {
 	if e.Ms < uint64(epoch) || e.Seq > maxTail || e.Ms-uint64(epoch) > maxTS {

@@ -42,7 +42,7 @@ func ExampleNewTyped() {
 	for _, ev := range evs {
 		fmt.Printf("v%d %+v\n", ev.Version, ev.Value)
 	}
-	raw, _ := opened.ReadLatest(ctx, 1)
+	raw, _ := opened.Read(ctx, echomq.All, &echomq.ReadOpts{Count: 1, Reverse: true})
 	fmt.Println(raw[0].Fields)
 	// Output:
 	// v1 {Room:ROM1 Set:animals Seats:4}

@@ -1,5 +1,10 @@
 package echomq
 
+import (
+	"context"
+	"time"
+)
+
 // Names the external tests (package echomq_test) use that are not part of
 // the public API.
 const (
@@ -37,3 +42,32 @@ func SnowflakeMillis(s Snowflake) int64 { return s.millis() }
 
 // SetMinterNode moves m to node n.
 func SetMinterNode(m *Minter, n int) error { return m.setNode(n) }
+
+// SnowflakeAt is the smallest snowflake mintable at t.
+func SnowflakeAt(t time.Time) Snowflake { return snowflakeAt(t) }
+
+// NewSnowflake builds a snowflake from its parts.
+func NewSnowflake(ms int64, node, seq int) (Snowflake, error) { return newSnowflake(ms, node, seq) }
+
+// NodeIDOf is the node id c mints under in queue.
+func NodeIDOf(ctx context.Context, c *Client, queue string) (int, error) { return c.nodeID(ctx, queue) }
+
+// ReadLatest reads the n newest events of s, oldest first.
+func ReadLatest(ctx context.Context, s *Stream, n int) ([]Event, error) { return s.readLatest(ctx, n) }
+
+// FollowerStats is f's counters.
+func FollowerStats(f *SetFollower) SetStats { return f.snapshot() }
+
+// SetStats is a set follower's counters.
+type SetStats = setStats
+
+const (
+	IDLen   = idLen
+	MaxNode = maxNode
+)
+
+// ConsumerConfigOf is c's configuration with the defaults filled in.
+func ConsumerConfigOf(c *Consumer) ConsumerConfig { return c.cfg }
+
+// TypedVersion is the schema version t writes.
+func TypedVersion[T any](t *Typed[T]) int { return t.up.version }

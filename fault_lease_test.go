@@ -38,7 +38,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	s := c.Stream(q, "ev")
 	_, err = s.Append(context.Background(), echomq.Fields{"n", "0"}, nil)
 	require.NoError(t, err)
-	old, err := c.NodeID(context.Background(), q)
+	old, err := echomq.NodeIDOf(context.Background(), c, q)
 	require.NoError(t, err)
 
 	require.NoError(t, srv.Pause())
@@ -68,7 +68,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	if taken != nil {
 		require.NotEqual(t, old, snow.Node(), "the new node id is not the one taken")
 	}
-	now, err := c.NodeID(context.Background(), q)
+	now, err := echomq.NodeIDOf(context.Background(), c, q)
 	require.NoError(t, err)
 	require.Equal(t, now, snow.Node())
 }

@@ -17,7 +17,7 @@ func F(kv ...string) Fields { return Fields(kv) }
 const reservedField = "id"
 
 // Len returns the number of pairs.
-func (f Fields) Len() int { return len(f) / 2 }
+func (f Fields) pairs() int { return len(f) / 2 }
 
 // Get returns the value of the first field named name.
 func (f Fields) Get(name string) (string, bool) {

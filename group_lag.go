@@ -28,8 +28,8 @@ type Count struct {
 // without a scan; otherwise it reads at most limit entries above the id,
 // then at most limit at or below it (and subtracts from the length); when
 // both sides hold limit or more, the answer is limit, not Exact. limit 0
-// means [defaultCountLimit]. Errors: the handle's [*NameError], an
-// [*ArgumentError] for a limit outside 0..[maxCountLimit] (before any I/O),
+// means 10 000. Errors: the handle's [*NameError], an
+// [*ArgumentError] for a limit outside 0..10 000 000 (before any I/O),
 // [ErrWrongType], the engine's errors.
 func (s *Stream) CountAfter(ctx context.Context, after EntryID, limit int64) (Count, error) {
 	if err := s.ready(ctx); err != nil {
@@ -70,7 +70,7 @@ type GroupLag struct {
 
 // Lag returns the group's lag counted by EchoMQ: the entries above its last
 // delivered id, with [Stream.CountAfter]'s bounded cost (limit 0 means
-// [defaultCountLimit]). Errors: the handle's [*NameError];
+// 10 000). Errors: the handle's [*NameError];
 // [ErrGroupNotFound] when the stream has no such group; others as
 // [Stream.CountAfter].
 func (g *Group) Lag(ctx context.Context, limit int64) (GroupLag, error) {

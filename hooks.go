@@ -177,7 +177,7 @@ const (
 // TrimInfo is one trim.
 type TrimInfo struct {
 	Queue, Stream string
-	// By is [trimByCaller] or [trimByArchive].
+	// By is "trim" (a [Stream.Trim]) or "archive" (the archive package).
 	By string
 	// Removed is the number of entries removed.
 	Removed  int64
@@ -187,7 +187,6 @@ type TrimInfo struct {
 
 // Hooks returns a copy of the hooks the client was configured with
 // ([Config.Hooks]).
-func (c *Client) Hooks() []Hook { return append([]Hook(nil), c.cfg.Hooks...) }
 
 // HooksOf returns the hooks of c that implement T, in configuration order;
 // nil when there are none. A package built on a Client calls it once, when

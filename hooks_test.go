@@ -146,7 +146,7 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	require.Len(t, got.trims, 1)
 	require.Equal(t, echomq.TrimInfo{Queue: q, Stream: "hooked", By: echomq.TrimByCaller, Removed: 2, Duration: got.trims[0].Duration}, got.trims[0])
 	require.Positive(t, got.calls["XADD"], "engine calls: %v", got.calls)
-	require.Len(t, c.Hooks(), 2)
+	require.Len(t, echomq.HooksOf[echomq.Hook](c), 2)
 	require.Len(t, echomq.HooksOf[echomq.AppendHook](c), 1)
 	require.Empty(t, echomq.HooksOf[lanes.JobHook](c), "a feature package finds only the hooks of its own interface")
 }

@@ -29,7 +29,7 @@ func TestNodeLease(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing is leased before the queue's first use")
 	nodeOf := func(c *echomq.Client) int {
-		n, err := c.NodeID(ctx, q)
+		n, err := echomq.NodeIDOf(ctx, c, q)
 		require.NoError(t, err)
 		return n
 	}
@@ -141,7 +141,7 @@ func TestEmbeddedNotice(t *testing.T) {
 	var buf syncBuffer
 	c, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Notice: &buf})
 	require.NoError(t, err)
-	require.True(t, c.Embedded())
+	require.Equal(t, echomq.EngineEmbedded, c.Engine().Name)
 	require.Contains(t, buf.String(), "nothing persists")
 	require.NoError(t, c.Close())
 }

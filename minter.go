@@ -68,10 +68,10 @@ const (
 	monoMask = 1<<monoBits - 1
 )
 
-// NewMinter returns a minter for node (0..[MaxNode]) reading clock (nil means
+// NewMinter returns a minter for node (0..1023) reading clock (nil means
 // the system clock). It returns an [*IDError] for a node out of range.
 func NewMinter(node int, clock Clock) (*Minter, error) {
-	if node < 0 || node > MaxNode {
+	if node < 0 || node > maxNode {
 		return nil, &IDError{Reason: "node out of range 0..1023"}
 	}
 	m := &Minter{clock: clock}
@@ -143,7 +143,7 @@ func (m *Minter) AdvancePast(top Snowflake) {
 // next millisecond so that ids stay strictly increasing even when the new node
 // id is smaller than the old one.
 func (m *Minter) setNode(node int) error {
-	if node < 0 || node > MaxNode {
+	if node < 0 || node > maxNode {
 		return &IDError{Reason: "node out of range 0..1023"}
 	}
 	for {

@@ -15,8 +15,8 @@ const (
 	seqBits  = 12
 	tailBits = nodeBits + seqBits // the 22 low bits mapped onto the XADD sequence
 
-	// MaxNode is the largest node id a snowflake can carry.
-	MaxNode = 1<<nodeBits - 1
+	// maxNode is the largest node id a snowflake can carry.
+	maxNode = 1<<nodeBits - 1
 	// maxSeq is the largest per-millisecond sequence a snowflake can carry.
 	maxSeq = 1<<seqBits - 1
 	// maxTail is the largest node|seq tail, the sequence part of a time ceiling.
@@ -30,21 +30,21 @@ const (
 	// it and Config.NodeID refuses it, so no minter mints in its space and
 	// no receipt is handed out twice (docs/keyspace.md, "Ids under many
 	// writers"). Within a millisecond its ids sort above every writer's.
-	engineNode = MaxNode
+	engineNode = maxNode
 )
 
 // Snowflake is a 63-bit, time-ordered identifier: 41 bits of milliseconds
-// since [epoch], 10 bits of node id and 12 bits of sequence. Integer order is
+// since 2024-01-01 UTC, 10 bits of node id and 12 bits of sequence. Integer order is
 // mint order.
 type Snowflake int64
 
-// NewSnowflake packs a millisecond offset from [epoch], a node id and a
+// NewSnowflake packs a millisecond offset from 2024-01-01 UTC, a node id and a
 // sequence. It returns an error when a part is out of range.
-func NewSnowflake(msSinceEpoch int64, node, seq int) (Snowflake, error) {
+func newSnowflake(msSinceEpoch int64, node, seq int) (Snowflake, error) {
 	switch {
 	case msSinceEpoch < 0 || msSinceEpoch > maxTS:
 		return 0, &IDError{Input: "", Reason: "timestamp out of range"}
-	case node < 0 || node > MaxNode:
+	case node < 0 || node > maxNode:
 		return 0, &IDError{Reason: "node out of range 0..1023"}
 	case seq < 0 || seq > maxSeq:
 		return 0, &IDError{Reason: "sequence out of range 0..4095"}
@@ -54,12 +54,12 @@ func NewSnowflake(msSinceEpoch int64, node, seq int) (Snowflake, error) {
 
 // SnowflakeAt returns the smallest snowflake mintable at t (node 0, seq 0):
 // its mint instant is t truncated to the millisecond.
-func SnowflakeAt(t time.Time) Snowflake {
+func snowflakeAt(t time.Time) Snowflake {
 	ms := max(t.UnixMilli()-epoch, 0)
 	return Snowflake(ms << tailBits)
 }
 
-// Millis returns the timestamp field: milliseconds since [epoch].
+// Millis returns the timestamp field: milliseconds since 2024-01-01 UTC.
 func (s Snowflake) millis() int64 { return int64(s) >> tailBits }
 
 // UnixMilli returns the mint instant in real Unix milliseconds.
@@ -69,7 +69,7 @@ func (s Snowflake) UnixMilli() int64 { return s.millis() + epoch }
 func (s Snowflake) Time() time.Time { return time.UnixMilli(s.UnixMilli()).UTC() }
 
 // Node returns the node id field.
-func (s Snowflake) Node() int { return int(s>>seqBits) & MaxNode }
+func (s Snowflake) Node() int { return int(s>>seqBits) & maxNode }
 
 // Seq returns the sequence field.
 func (s Snowflake) Seq() int { return int(s) & maxSeq }

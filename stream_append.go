@@ -19,7 +19,7 @@ import (
 // leased on the queue's first append) goes as a plain XADD while the
 // client's reading of the engine's clock vouches for it; when another
 // writer got above it, or the local clock disagrees with the engine's, the
-// append script on the engine chooses the id under [engineNode] (see
+// append script on the engine chooses the id under node 1023 (see
 // docs/keyspace.md, "Ids under many writers"). Either way the receipt is
 // never handed out twice within the queue.
 //
@@ -161,7 +161,7 @@ func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 	if id.IsZero() {
 		return opError("append", s.key, &IDError{Reason: "zero id"})
 	}
-	if !id.Is(BrandEvent) {
+	if !id.is(BrandEvent) {
 		return opError("append", s.key, &KindError{Want: BrandEvent, Got: id.Brand()})
 	}
 	if err := s.c.checkFields(f); err != nil {
@@ -424,7 +424,7 @@ func (s *Stream) pipeline(ctx context.Context, ids []ID, records []Fields, errs 
 	pairs := make([][]string, len(ids))
 	// One buffer holds every receipt and entry id; the strings are slices
 	// of it, two allocations instead of two per record.
-	buf := make([]byte, 0, len(ids)*(IDLen+41))
+	buf := make([]byte, 0, len(ids)*(idLen+41))
 	ends := make([]int, len(ids))
 	for i, id := range ids {
 		buf = id.appendTo(buf)
@@ -435,8 +435,8 @@ func (s *Stream) pipeline(ctx context.Context, ids []ID, records []Fields, errs 
 	all := string(buf)
 	start := 0
 	for i := range ids {
-		receipts[i] = all[start : start+IDLen]
-		entryIDs[i] = all[start+IDLen : ends[i]]
+		receipts[i] = all[start : start+idLen]
+		entryIDs[i] = all[start+idLen : ends[i]]
 		start = ends[i]
 	}
 	s.c.eclock.noteSent(s.key, ids[len(ids)-1])

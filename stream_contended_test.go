@@ -233,7 +233,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 			require.Equal(t, wire.AppendBack, rep.Status)
 			require.Equal(t, wire.BackAhead, rep.Why)
 			cell := engineCell(t, c, q)
-			stale := MustID(BrandEvent, SnowflakeAt(time.UnixMilli(epoch)))
+			stale := MustID(BrandEvent, snowflakeAt(time.UnixMilli(epoch)))
 			frep, err := c.conn.StreamAppend(context.Background(), &wire.AppendReq{
 				Key: full, Cell: keyspace.EngineCellKey(q), Mode: wire.ModeContended, Node: node, MaxSkewMs: 5000, LeadMs: 2, WindowMs: 1,
 				EntryIDs: []string{stale.EntryID().String(), stale.EntryID().String(), stale.EntryID().String()},

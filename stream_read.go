@@ -78,7 +78,7 @@ func (s *Stream) read(ctx context.Context, r Range, count int64, rev bool) ([]Ev
 }
 
 // ReadLatest returns the newest n events, newest first.
-func (s *Stream) ReadLatest(ctx context.Context, n int) ([]Event, error) {
+func (s *Stream) readLatest(ctx context.Context, n int) ([]Event, error) {
 	if n <= 0 {
 		return nil, opError("read", s.key, &ArgumentError{Name: "count", Reason: "must be positive"})
 	}

@@ -37,7 +37,7 @@ type SetFollowOpts struct {
 	// past it or has been idle for Settle, so an idle stream delays the
 	// others by Settle at most. An append that reaches an idle stream more
 	// than Settle after its id was minted is handed out late, out of order
-	// (counted in [SetStats].Late). Defaults to 500ms.
+	// (counted as late). Defaults to 500ms.
 	Settle time.Duration
 	// Discover is how often a prefix set looks for new streams (see
 	// [StreamSet] for the cost); the merge also waits on streams not found
@@ -93,8 +93,8 @@ type SetEvent struct {
 	Stream string
 }
 
-// SetStats are a merged reader's counters.
-type SetStats struct {
+// setStats are a merged reader's counters.
+type setStats struct {
 	Delivered int64 // events handed out
 	Late      int64 // events handed out after a younger one (see SetFollowOpts.Settle)
 	Streams   int   // streams being read
@@ -112,7 +112,7 @@ type SetFollower struct {
 
 	mu      sync.Mutex
 	cp      Checkpoint
-	stats   SetStats
+	stats   setStats
 	running bool
 }
 
@@ -138,7 +138,7 @@ func (s *StreamSet) Follower(opts *SetFollowOpts) (*SetFollower, error) {
 	if log == nil {
 		log = s.c.cfg.Logger
 	}
-	return &SetFollower{set: s, opts: o, log: log, cp: o.From.Clone()}, nil
+	return &SetFollower{set: s, opts: o, log: log, cp: o.From.clone()}, nil
 }
 
 // Checkpoint returns the position after the last event the loop was given:
@@ -147,11 +147,11 @@ func (s *StreamSet) Follower(opts *SetFollowOpts) (*SetFollower, error) {
 func (f *SetFollower) Checkpoint() Checkpoint {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.cp.Clone()
+	return f.cp.clone()
 }
 
 // Stats returns the follower's counters.
-func (f *SetFollower) Stats() SetStats {
+func (f *SetFollower) snapshot() setStats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stats

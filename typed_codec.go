@@ -42,15 +42,22 @@ const (
 	layoutPayload
 )
 
-// defaultPayloadField is the field a [layoutPayload] codec writes.
+// defaultPayloadField is the field a payload layout codec writes.
 const defaultPayloadField = "payload"
 
 // JSONCodec is the [Codec] of encoding/json, in one of two layouts. The zero
 // value is the fields layout. Make one with [JSONFields] or [JSONPayload].
+//
+// The fields layout writes one stream field per top-level JSON property, in
+// struct field order: a string property as its bare text (room=ROM1), any
+// other value as its JSON text (points=480, tags=["a","b"]), so untyped
+// readers, folds and the CLI see ordinary fields; the value must encode as
+// a JSON object. The payload layout writes the whole document into one
+// field: any JSON value, at the cost of opaque fields for untyped readers.
 type JSONCodec[T any] struct {
-	// Layout picks the layout. Defaults to [layoutFields].
+	// layout is the layout (zero: the fields layout).
 	layout jsonLayout
-	// Field names the one field of [layoutPayload]. Defaults to "payload".
+	// Field names the one field of the payload layout. Defaults to "payload".
 	Field string
 
 	// quoted holds the JSON property names of T whose Go type is a string:
@@ -61,7 +68,7 @@ type JSONCodec[T any] struct {
 }
 
 // JSONFields returns the JSON codec that writes one field per top-level
-// property ([layoutFields]).
+// property (fields layout).
 func JSONFields[T any]() *JSONCodec[T] {
 	t := reflect.TypeFor[T]()
 	return &JSONCodec[T]{layout: layoutFields, quoted: stringProps(t), fast: newFastStruct(t)}

@@ -134,7 +134,7 @@ func TestTypedUpcastsEveryVersion(t *testing.T) {
 	_, err = s.Append(ctx, echomq.F("room", "R2", "set", "food", "seats", "6", echomq.VersionField, "2"), nil)
 	require.NoError(t, err)
 	tv := echomq.NewTyped[roomV3](s, nil, &echomq.TypedOpts{Upcasters: roomUpcasters})
-	require.Equal(t, 3, tv.Version())
+	require.Equal(t, 3, echomq.TypedVersion(tv))
 	_, err = tv.Append(ctx, roomV3{Room: "R3", Set: "flags", Capacity: 8, Mode: "blind"}, nil)
 	require.NoError(t, err)
 	want := []roomV3{{"R1", "animals", 4, "classic"}, {"R2", "food", 6, "classic"}, {"R3", "flags", 8, "blind"}}

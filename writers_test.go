@@ -37,7 +37,7 @@ func TestTwoWritersOneStream(t *testing.T) {
 			wg.Go(func() {
 				var mine []echomq.ID
 				for i := range each / perWriterGoroutines {
-					node, err := w.NodeID(ctx, q)
+					node, err := echomq.NodeIDOf(ctx, w, q)
 					if err != nil {
 						errs <- err
 						return

@@ -130,5 +130,5 @@ func TestConsumerSpanLinksToProducer(t *testing.T) {
 	require.Equal(t, "orders", attrs["messaging.destination.name"])
 	require.Equal(t, "process", attrs["messaging.operation.type"])
 	require.Equal(t, "ship", attrs["messaging.consumer.group.name"])
-	require.Len(t, attrs["messaging.message.id"], echomq.IDLen)
+	require.Len(t, attrs["messaging.message.id"], 14)
 }

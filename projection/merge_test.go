@@ -48,7 +48,7 @@ func TestMergeThreeStreams(t *testing.T) {
 		m, err := b.client.Minter(b.ctx, b.queue)
 		require.NoError(t, err)
 		for _, s := range []*echomq.Stream{srcs[2], srcs[0]} {
-			last, err := s.ReadLatest(b.ctx, 1)
+			last, err := s.Read(b.ctx, echomq.All, &echomq.ReadOpts{Count: 1, Reverse: true})
 			require.NoError(t, err)
 			if len(last) > 0 {
 				m.AdvancePast(last[0].ID.Snowflake())

@@ -290,7 +290,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	banner(out, base, client.Embedded(), cfg, rooms, generated)
+	banner(out, base, client.Engine().Name == "embedded", cfg, rooms, generated)
 	if cfg.Ready != nil {
 		cfg.Ready(base)
 	}

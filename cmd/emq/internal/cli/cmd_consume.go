@@ -119,7 +119,7 @@ func (a *app) consumerConfig(cmd *cobra.Command, stream, group string, o *consum
 		return cfg, usagef("invalid --max %d: must not be negative", o.max)
 	}
 	if f.Changed("start") {
-		st, err := echomq.ParseStart(o.start)
+		st, err := parseStart(o.start)
 		if err != nil {
 			return cfg, err
 		}

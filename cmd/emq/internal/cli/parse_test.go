@@ -54,7 +54,7 @@ func TestParseBound(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	ms := uint64(now.UnixMilli())
-	evt := echomq.MustID(echomq.BrandEvent, echomq.SnowflakeAt(now))
+	evt := echomq.MustID(echomq.BrandEvent, snowAt(now))
 	for _, tc := range []struct {
 		name  string
 		in    string
@@ -179,4 +179,10 @@ func valid(ss ...string) bool {
 		}
 	}
 	return true
+}
+
+// snowAt is the smallest snowflake mintable at t.
+func snowAt(t time.Time) echomq.Snowflake {
+	s, _ := echomq.Floor(t).Snowflake()
+	return s
 }
