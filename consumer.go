@@ -254,7 +254,6 @@ func DefaultConsumerName() string {
 // Name returns the consumer's name within its group.
 func (c *Consumer) Name() string { return c.cfg.Name }
 
-
 // margin is how long before the engine could see an entry as idle for
 // MinIdle its handler's context ends.
 func (c *Consumer) margin() time.Duration { return c.cfg.MinIdle/10 + c.cfg.AckInterval }
