@@ -26,7 +26,7 @@ const policyNoEviction = "noeviction"
 // "embedded", an empty Version, Policy "noeviction" (it never evicts) and
 // MaxMemory 0 (it has no limit); UsedMemory stays 0 and no watcher runs.
 type Engine struct {
-	// Name is "redis", "valkey" or "embedded" (engineRedis, …).
+	// Name is "redis", "valkey" or "embedded".
 	Name string
 	// Version is the engine's own version (valkey_version on Valkey,
 	// redis_version on Redis); "" when unknown.

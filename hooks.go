@@ -43,7 +43,7 @@ type EngineCall struct {
 	Err error
 }
 
-// AppendHook observes appends: [Stream.Append], AppendWith, AppendID, the
+// AppendHook observes appends: [Stream.Append], AppendBatch, AppendID, the
 // batches, and the appends of a transaction (package tables, Tx.Append),
 // each reported as one append once its commit wrote it (Start is when Tx.Append was
 // called), or failed with an error that leaves it unknown whether it was

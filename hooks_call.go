@@ -75,7 +75,7 @@ func (s *Stream) appended(ctx context.Context, a AppendInfo) {
 	}
 }
 
-// appendObserved is AppendWith with the client's append hooks.
+// appendObserved is Append with the client's append hooks.
 func (s *Stream) appendObserved(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	start := time.Now()
 	ok := s.err == nil && s.c.checkFields(f) == nil && opts.validate() == nil
@@ -103,7 +103,7 @@ func (s *Stream) appendIDObserved(ctx context.Context, id ID, f Fields) error {
 	return err
 }
 
-// appendBatchObserved is AppendBatchWith with the client's append hooks.
+// appendBatchObserved is AppendBatch with the client's append hooks.
 func (s *Stream) appendBatchObserved(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	start := time.Now()
 	ok := s.err == nil && opts.validate() == nil
