@@ -49,11 +49,6 @@ type DeadLetters struct {
 	dead *Stream
 }
 
-// DeadLetters returns the dead-letter handle of stream in queue.
-func (c *Client) DeadLetters(queue, stream string) *DeadLetters {
-	return c.Stream(queue, stream).DeadLetters()
-}
-
 // DeadLetters returns the stream's dead-letter handle.
 func (s *Stream) DeadLetters() *DeadLetters { return &DeadLetters{s: s, dead: s.deadStream()} }
 

@@ -107,7 +107,7 @@ func (e *engineClock) nowMs(at time.Duration) (int64, bool) {
 func (e *engineClock) fast(key string, id ID) bool {
 	at := e.since()
 	now, fresh := e.nowMs(at)
-	if !fresh || id.snow.UnixMilli() > now+fastLead.Milliseconds() {
+	if !fresh || id.snow.unixMilli() > now+fastLead.Milliseconds() {
 		return false
 	}
 	return !e.isHot(key, at)

@@ -55,12 +55,6 @@ func NodeIDOf(ctx context.Context, c *Client, queue string) (int, error) { retur
 // ReadLatest reads the n newest events of s, oldest first.
 func ReadLatest(ctx context.Context, s *Stream, n int) ([]Event, error) { return s.readLatest(ctx, n) }
 
-// FollowerStats is f's counters.
-func FollowerStats(f *SetFollower) SetStats { return f.snapshot() }
-
-// SetStats is a set follower's counters.
-type SetStats = setStats
-
 const (
 	IDLen   = idLen
 	MaxNode = maxNode

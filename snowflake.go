@@ -62,11 +62,11 @@ func snowflakeAt(t time.Time) Snowflake {
 // Millis returns the timestamp field: milliseconds since 2024-01-01 UTC.
 func (s Snowflake) millis() int64 { return int64(s) >> tailBits }
 
-// UnixMilli returns the mint instant in real Unix milliseconds.
-func (s Snowflake) UnixMilli() int64 { return s.millis() + epoch }
+// unixMilli returns the mint instant in real Unix milliseconds.
+func (s Snowflake) unixMilli() int64 { return s.millis() + epoch }
 
 // Time returns the mint instant in UTC, to the millisecond.
-func (s Snowflake) Time() time.Time { return time.UnixMilli(s.UnixMilli()).UTC() }
+func (s Snowflake) Time() time.Time { return time.UnixMilli(s.unixMilli()).UTC() }
 
 // Node returns the node id field.
 func (s Snowflake) Node() int { return int(s>>seqBits) & maxNode }
@@ -81,5 +81,5 @@ func (s Snowflake) tail() int64 { return int64(s) & maxTail }
 // EntryID returns the order-preserving XADD entry id the snowflake maps to:
 // the real Unix milliseconds and the 22-bit tail.
 func (s Snowflake) EntryID() EntryID {
-	return EntryID{Ms: uint64(s.UnixMilli()), Seq: uint64(s.tail())}
+	return EntryID{Ms: uint64(s.unixMilli()), Seq: uint64(s.tail())}
 }

@@ -174,7 +174,7 @@ func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 	// Well inside the skew door by the client's fresh reading: a plain XADD
 	// (the engine's own refusal text reaches the caller). Near or past the
 	// door, the script decides by the engine's clock itself.
-	if now, fresh := c.eclock.nowMs(c.eclock.since()); fresh && id.snow.UnixMilli() <= now+c.cfg.MaxSkew.Milliseconds()/2 {
+	if now, fresh := c.eclock.nowMs(c.eclock.since()); fresh && id.snow.unixMilli() <= now+c.cfg.MaxSkew.Milliseconds()/2 {
 		return opError("append", s.key, s.add(ctx, id, f))
 	}
 	_, err := s.script(ctx, wire.ModeExact, []ID{id}, []Fields{f}, &AppendOpts{})

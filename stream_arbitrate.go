@@ -217,7 +217,7 @@ func (c *Client) pastEngine(ctx context.Context, queue, key string, ids []ID, en
 			continue
 		}
 		c.eclock.noteOwn(key, id)
-		if id.snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
+		if id.snow.unixMilli() <= engineUs/1000+fastLead.Milliseconds() {
 			if m, err := c.minterOf(ctx, queue); err == nil {
 				m.AdvancePast(id.snow)
 			}

@@ -255,7 +255,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 		require.Equal(t, wire.AppendOK, rep.Status)
 		id, err := ParseEventID(rep.Receipts[0])
 		require.NoError(t, err)
-		require.LessOrEqual(t, id.snow.UnixMilli(), rep.EngineUs/1000+1)
+		require.LessOrEqual(t, id.snow.unixMilli(), rep.EngineUs/1000+1)
 	})
 }
 

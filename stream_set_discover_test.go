@@ -47,5 +47,5 @@ func TestSetFollowerWaitsForUndiscoveredStreams(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"a1", "b1", "a2"}, got)
-	require.Zero(t, echomq.FollowerStats(f).Late)
+	require.Zero(t, f.Stats().Late)
 }

@@ -37,7 +37,7 @@ type SetFollowOpts struct {
 	// past it or has been idle for Settle, so an idle stream delays the
 	// others by Settle at most. An append that reaches an idle stream more
 	// than Settle after its id was minted is handed out late, out of order
-	// (counted as late). Defaults to 500ms.
+	// (counted in [SetStats].Late). Defaults to 500ms.
 	Settle time.Duration
 	// Discover is how often a prefix set looks for new streams (see
 	// [StreamSet] for the cost); the merge also waits on streams not found
@@ -93,8 +93,8 @@ type SetEvent struct {
 	Stream string
 }
 
-// setStats are a merged reader's counters.
-type setStats struct {
+// SetStats are a merged reader's counters.
+type SetStats struct {
 	Delivered int64 // events handed out
 	Late      int64 // events handed out after a younger one (see SetFollowOpts.Settle)
 	Streams   int   // streams being read
@@ -112,7 +112,7 @@ type SetFollower struct {
 
 	mu      sync.Mutex
 	cp      Checkpoint
-	stats   setStats
+	stats   SetStats
 	running bool
 }
 
@@ -151,7 +151,7 @@ func (f *SetFollower) Checkpoint() Checkpoint {
 }
 
 // Stats returns the follower's counters.
-func (f *SetFollower) snapshot() setStats {
+func (f *SetFollower) Stats() SetStats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.stats

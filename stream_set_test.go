@@ -119,5 +119,5 @@ func TestSetFollowMergedOrder(t *testing.T) {
 	require.Equal(t, want, seen)
 	cp := f.Checkpoint()
 	require.Len(t, cp, len(names))
-	require.Zero(t, echomq.FollowerStats(f).Late)
+	require.Zero(t, f.Stats().Late)
 }

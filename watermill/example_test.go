@@ -148,7 +148,7 @@ func Example_router() {
 	if err != nil {
 		panic(err)
 	}
-	dead, err := client.DeadLetters(emqwm.DefaultQueue, "payments").Len(context.Background())
+	dead, err := client.Stream(emqwm.DefaultQueue, "payments").DeadLetters().Len(context.Background())
 	if err != nil {
 		panic(err)
 	}

@@ -166,7 +166,7 @@ func TestDeadLetterAfterMaxDeliveries(t *testing.T) {
 		t.Fatalf("got %s after the last Nack, want %s", m.UUID, sent[1].UUID)
 	}
 	m.Ack()
-	dead := e.client.DeadLetters(e.queue, "pay")
+	dead := e.client.Stream(e.queue, "pay").DeadLetters()
 	var letters []echomq.DeadLetter
 	echomqtest.WaitFor(t, waitFor, "the poison message's dead letter", func() bool {
 		if letters, err = dead.List(context.Background(), echomq.All, nil); err != nil {
