@@ -56,7 +56,7 @@ func (o *AppendOpts) validate() error {
 		if o.ExpectEmpty {
 			return &ArgumentError{Name: "expected top", Reason: "ExpectTop and ExpectEmpty exclude each other"}
 		}
-		if !o.ExpectTop.is(BrandEvent) {
+		if !o.ExpectTop.isEvent() {
 			return &KindError{Want: BrandEvent, Got: o.ExpectTop.Brand()}
 		}
 	}

@@ -206,9 +206,6 @@ func (c *Client) isClosed() bool {
 	}
 }
 
-// Embedded reports whether the client runs on the embedded engine.
-func (c *Client) isEmbedded() bool { return c.embedded != nil }
-
 // Now returns the client's clock reading.
 func (c *Client) Now() time.Time {
 	if c.cfg.Clock == nil {

@@ -114,7 +114,7 @@ func checkEventID(id ID) error {
 	if id.IsZero() {
 		return &IDError{Reason: "zero id"}
 	}
-	if !id.is(BrandEvent) {
+	if !id.isEvent() {
 		return &KindError{Want: BrandEvent, Got: id.Brand()}
 	}
 	return nil

@@ -16,9 +16,6 @@ func F(kv ...string) Fields { return Fields(kv) }
 // reservedField is the payload field that holds the record's branded id.
 const reservedField = "id"
 
-// Len returns the number of pairs.
-func (f Fields) pairs() int { return len(f) / 2 }
-
 // Get returns the value of the first field named name.
 func (f Fields) Get(name string) (string, bool) {
 	for i := 0; i+1 < len(f); i += 2 {

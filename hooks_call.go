@@ -92,7 +92,7 @@ func (s *Stream) appendObserved(ctx context.Context, f Fields, opts AppendOpts) 
 // appendIDObserved is AppendID with the client's append hooks.
 func (s *Stream) appendIDObserved(ctx context.Context, id ID, f Fields) error {
 	start := time.Now()
-	ok := s.err == nil && !id.IsZero() && id.is(BrandEvent) && s.c.checkFields(f) == nil
+	ok := s.err == nil && !id.IsZero() && id.isEvent() && s.c.checkFields(f) == nil
 	ctx, rs := s.prepared(ctx, []Fields{f}, ok)
 	err := s.appendID(ctx, id, rs[0])
 	a := AppendInfo{Records: 1, ID: id, Start: start, Err: err}

@@ -111,7 +111,7 @@ func ParseEventID(s string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	if !id.is(BrandEvent) {
+	if !id.isEvent() {
 		return ID{}, &KindError{Want: BrandEvent, Got: id.Brand()}
 	}
 	return id, nil
@@ -125,10 +125,8 @@ func (id ID) Brand() string {
 	return string(id.brand[:])
 }
 
-// Is reports whether the id carries the given brand.
-func (id ID) is(brand string) bool {
-	return len(brand) == brandLen && string(id.brand[:]) == brand
-}
+// isEvent reports whether the id carries the [BrandEvent] brand.
+func (id ID) isEvent() bool { return string(id.brand[:]) == BrandEvent }
 
 // Snowflake returns the id's snowflake.
 func (id ID) Snowflake() Snowflake { return id.snow }

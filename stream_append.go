@@ -161,7 +161,7 @@ func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 	if id.IsZero() {
 		return opError("append", s.key, &IDError{Reason: "zero id"})
 	}
-	if !id.is(BrandEvent) {
+	if !id.isEvent() {
 		return opError("append", s.key, &KindError{Want: BrandEvent, Got: id.Brand()})
 	}
 	if err := s.c.checkFields(f); err != nil {
