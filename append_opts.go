@@ -7,8 +7,8 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// AppendOpts are the options of [Stream.AppendWith] and
-// [Stream.AppendBatchWith]. The zero value is a plain append.
+// AppendOpts are the options of [Stream.Append] and
+// [Stream.AppendBatch]. The zero value is a plain append.
 type AppendOpts struct {
 	// Key is an idempotency key (1..256 bytes): a repeat of it on this
 	// stream within Config.DedupeWindow returns the receipts of the first
@@ -76,7 +76,7 @@ func (o *AppendOpts) validate() error {
 		if o.ExpectEmpty {
 			return &ArgumentError{Name: "expected top", Reason: "ExpectTop and ExpectEmpty exclude each other"}
 		}
-		if !o.ExpectTop.Is(BrandEvent) {
+		if !o.ExpectTop.isEvent() {
 			return &KindError{Want: BrandEvent, Got: o.ExpectTop.Brand()}
 		}
 	}

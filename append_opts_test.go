@@ -31,7 +31,7 @@ func testSkewDoor(t *testing.T, c *echomq.Client, q string) {
 
 	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), ahead.EntryID().String(), "id", ahead.String())
 	require.NoError(t, err)
-	_, err = s.Append(ctx, echomq.F("k", "v"))
+	_, err = s.Append(ctx, echomq.F("k", "v"), nil)
 	require.ErrorAs(t, err, &se)
 	require.True(t, se.Top)
 	require.Equal(t, ahead.Time(), se.Instant)
@@ -45,17 +45,17 @@ func testSkewDoor(t *testing.T, c *echomq.Client, q string) {
 func testIdempotentAppend(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "idem")
 	opts := &echomq.AppendOpts{Key: "order-17"}
-	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
+	first, err := s.Append(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
-	again, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)
+	again, err := s.Append(ctx, echomq.F("n", "2"), opts)
 	require.NoError(t, err)
 	require.Equal(t, first, again)
-	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{Key: "batch-1"})
+	ids, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{Key: "batch-1"})
 	require.NoError(t, err)
-	ids2, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{Key: "batch-1"})
+	ids2, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{Key: "batch-1"})
 	require.NoError(t, err)
 	require.Equal(t, ids, ids2)
-	_, err = s.AppendWith(ctx, echomq.F("n", "5"), &echomq.AppendOpts{Key: "batch-1"})
+	_, err = s.Append(ctx, echomq.F("n", "5"), &echomq.AppendOpts{Key: "batch-1"})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument, "a batch's key is not one record's")
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
@@ -79,10 +79,10 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
 	require.NoError(t, err)
 	opts := &echomq.AppendOpts{Key: "above-1"}
-	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
+	first, err := s.Append(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
 	require.Positive(t, first.EntryID().Compare(top.EntryID()), "the receipt lies above the top")
-	again, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)
+	again, err := s.Append(ctx, echomq.F("n", "2"), opts)
 	require.NoError(t, err)
 	require.Equal(t, first, again)
 	require.EqualValues(t, 2, streamLen(t, s))
@@ -93,7 +93,7 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 	wrong := c.Stream(q, "idem-wrong")
 	_, err = rawcmd.Do(ctx, c, "SET", wrong.Key(), "not a stream")
 	require.NoError(t, err)
-	_, err = wrong.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Key: "w-1"})
+	_, err = wrong.Append(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Key: "w-1"})
 	require.ErrorIs(t, err, echomq.ErrWrongType)
 	require.False(t, exists(t, c, wrong.Key()+":key:w-1"), "a refused keyed append leaves no key")
 }
@@ -103,24 +103,24 @@ func testIdempotentAboveTop(t *testing.T, c *echomq.Client, q string) {
 // actual top. A batch is all or nothing.
 func testExpectTop(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "expect")
-	first, err := s.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{ExpectEmpty: true})
+	first, err := s.Append(ctx, echomq.F("n", "1"), &echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
-	_, err = s.AppendWith(ctx, echomq.F("n", "x"), &echomq.AppendOpts{ExpectEmpty: true})
+	_, err = s.Append(ctx, echomq.F("n", "x"), &echomq.AppendOpts{ExpectEmpty: true})
 	var ce *echomq.ConflictError
 	require.ErrorAs(t, err, &ce)
 	require.ErrorIs(t, err, echomq.ErrConflict)
 	require.Equal(t, first, ce.Top)
-	second, err := s.AppendWith(ctx, echomq.F("n", "2"), &echomq.AppendOpts{ExpectTop: first})
+	second, err := s.Append(ctx, echomq.F("n", "2"), &echomq.AppendOpts{ExpectTop: first})
 	require.NoError(t, err)
-	_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "y"), echomq.F("n", "z")}, &echomq.AppendOpts{ExpectTop: first})
+	_, err = s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "y"), echomq.F("n", "z")}, &echomq.AppendOpts{ExpectTop: first})
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, second, ce.Top)
 	require.Equal(t, ce.Expected, first)
-	ids, err := s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{ExpectTop: second})
+	ids, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "3"), echomq.F("n", "4")}, &echomq.AppendOpts{ExpectTop: second})
 	require.NoError(t, err)
 	n := streamLen(t, s)
 	require.EqualValues(t, 4, n, "the refused batch wrote nothing")
-	latest, err := s.ReadLatest(ctx, 1)
+	latest, err := echomq.ReadLatest(ctx, s, 1)
 	require.NoError(t, err)
 	require.Equal(t, ids[1], latest[0].ID)
 }
@@ -142,9 +142,9 @@ func TestAppendOptionsRefused(t *testing.T) {
 		{"expect top and empty", &echomq.AppendOpts{ExpectTop: evt, ExpectEmpty: true}, echomq.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.AppendWith(ctx, echomq.F("k", "v"), tc.opts)
+			_, err := s.Append(ctx, echomq.F("k", "v"), tc.opts)
 			require.ErrorIs(t, err, tc.want)
-			_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("k", "v")}, tc.opts)
+			_, err = s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v")}, tc.opts)
 			require.ErrorIs(t, err, tc.want)
 		})
 	}
@@ -159,13 +159,13 @@ func TestWriterClockAhead(t *testing.T) {
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(3), Clock: ahead})
 	s := c.Stream(echomqtest.Queue(t), "ahead")
 	for range 20 {
-		id, err := s.Append(ctx, echomq.F("k", "v"))
+		id, err := s.Append(ctx, echomq.F("k", "v"), nil)
 		require.NoError(t, err)
 		engine, err := c.EngineTime(ctx)
 		require.NoError(t, err)
 		require.LessOrEqual(t, id.Time().Sub(engine), maxLead, "the receipt is at the engine's time")
 	}
-	ids, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("a", "1"), echomq.F("a", "2")})
+	ids, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("a", "1"), echomq.F("a", "2")}, nil)
 	require.NoError(t, err)
 	engine, err := c.EngineTime(ctx)
 	require.NoError(t, err)
@@ -183,13 +183,13 @@ func TestIdempotentLostReply(t *testing.T) {
 	q := echomqtest.Queue(t)
 	// Load the scripts first (the lean keyed one and the arbitrating one),
 	// so the marked call is the append itself, not a NOSCRIPT round.
-	_, err := c.Stream(q, "warm").AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "warm"})
+	_, err := c.Stream(q, "warm").Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "warm"})
 	require.NoError(t, err)
-	_, err = c.Stream(q, "warm-script").AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{ExpectEmpty: true})
+	_, err = c.Stream(q, "warm-script").Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
 	s := c.Stream(q, "lost")
 	proxy.DropReplyTo("lost-reply-key")
-	_, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "lost-reply-key"})
+	_, err = s.Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "lost-reply-key"})
 	require.Error(t, err, "the reply was lost")
 	require.EqualValues(t, 1, proxy.Dropped())
 	direct := connect(t, echomq.Config{URL: srv.URL(), NodeID: new(12)})
@@ -198,7 +198,7 @@ func TestIdempotentLostReply(t *testing.T) {
 	require.Len(t, evs, 1, "the append ran although its caller saw an error")
 	var id echomq.ID
 	require.Eventually(t, func() bool { // the client reconnects on its own
-		id, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "lost-reply-key"})
+		id, err = s.Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "lost-reply-key"})
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond)
 	require.Equal(t, evs[0].ID, id, "the retry returns the original receipt")
@@ -232,7 +232,7 @@ func TestIdempotencyWindow(t *testing.T) {
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), DedupeWindow: time.Second})
 	s := c.Stream(echomqtest.Queue(t), "window")
 	opts := &echomq.AppendOpts{Key: "k1"}
-	first, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
+	first, err := s.Append(ctx, echomq.F("n", "1"), opts)
 	require.NoError(t, err)
 	ttl, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:k1")
 	require.NoError(t, err)
@@ -241,7 +241,7 @@ func TestIdempotencyWindow(t *testing.T) {
 		v, err := rawcmd.Do(ctx, c, "PTTL", s.Key()+":key:k1")
 		return err == nil && v == int64(-2)
 	}, 30*time.Second, 50*time.Millisecond)
-	second, err := s.AppendWith(ctx, echomq.F("n", "2"), opts)
+	second, err := s.Append(ctx, echomq.F("n", "2"), opts)
 	require.NoError(t, err)
 	require.NotEqual(t, first, second)
 	n := streamLen(t, s)
@@ -259,7 +259,7 @@ func TestExpectTopRace(t *testing.T) {
 	for i := range writers {
 		writers[i] = connect(t, echomq.Config{URL: url, NodeID: new(100 + i)}).Stream(q, "cas")
 	}
-	top, err := writers[0].AppendWith(ctx, echomq.F("round", "0"), &echomq.AppendOpts{ExpectEmpty: true})
+	top, err := writers[0].Append(ctx, echomq.F("round", "0"), &echomq.AppendOpts{ExpectEmpty: true})
 	require.NoError(t, err)
 	for round := 1; round <= 20; round++ {
 		var wg sync.WaitGroup
@@ -267,7 +267,7 @@ func TestExpectTopRace(t *testing.T) {
 		errs := make([]error, len(writers))
 		for i, w := range writers {
 			wg.Go(func() {
-				ids[i], errs[i] = w.AppendWith(ctx, echomq.F("round", strconv.Itoa(round), "w", strconv.Itoa(i)), &echomq.AppendOpts{ExpectTop: top})
+				ids[i], errs[i] = w.Append(ctx, echomq.F("round", strconv.Itoa(round), "w", strconv.Itoa(i)), &echomq.AppendOpts{ExpectTop: top})
 			})
 		}
 		wg.Wait()

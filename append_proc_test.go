@@ -35,7 +35,7 @@ func TestAppendHelperProcess(t *testing.T) {
 	}
 	node, err := strconv.Atoi(os.Getenv("EMQ_AW_NODE"))
 	require.NoError(t, err)
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("EMQ_AW_URL"), NodeID: new(node)})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: os.Getenv("EMQ_AW_URL"), NodeID: new(node)})
 	require.NoError(t, err)
 	defer client.Close()
 	s := client.Stream(os.Getenv("EMQ_AW_QUEUE"), os.Getenv("EMQ_AW_STREAM"))
@@ -50,7 +50,7 @@ func TestAppendHelperProcess(t *testing.T) {
 	var mu sync.Mutex
 	var receipts []string
 	appendOne := func() error {
-		id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)))
+		id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)), nil)
 		if err != nil {
 			return err
 		}
@@ -74,13 +74,13 @@ func TestAppendHelperProcess(t *testing.T) {
 			require.NoError(t, appendOne())
 		}
 	case "key":
-		id, err := s.AppendWith(ctx, echomq.F("node", strconv.Itoa(node)), &echomq.AppendOpts{Key: os.Getenv("EMQ_AW_KEY")})
+		id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)), &echomq.AppendOpts{Key: os.Getenv("EMQ_AW_KEY")})
 		require.NoError(t, err)
 		receipts = append(receipts, id.String())
 	default:
 		t.Fatalf("unknown mode %q", mode)
 	}
-	st := client.AppendStats()
+	st := echomq.AppendStatsOf(client)
 	out := strings.Join(receipts, "\n")
 	if out != "" {
 		out += "\n"

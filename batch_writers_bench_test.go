@@ -43,7 +43,7 @@ func BenchmarkAppendBatchWriters(b *testing.B) {
 		s := e.emq.Stream(e.q, "batch-writers-"+strconv.Itoa(g))
 		rbKey := s.Key() + ".redis-benchmark"
 		ours := func(n int) error {
-			return echomqtest.FanOut(g, n/benchBatch, func() error { _, err := s.AppendBatch(ctx, records); return err })
+			return echomqtest.FanOut(g, n/benchBatch, func() error { _, err := s.AppendBatch(ctx, records, nil); return err })
 		}
 		args := []string{
 			"-h", u.Hostname(), "-p", u.Port(), "-c", strconv.Itoa(g), "-P", strconv.Itoa(benchBatch), "-q",
@@ -59,11 +59,11 @@ func BenchmarkAppendBatchWriters(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("goroutines%d/ratio", g), func(b *testing.B) {
 			require.NoError(b, e.resetStats())
-			before := e.emq.AppendStats()
+			before := echomq.AppendStatsOf(e.emq)
 			records := compareRounds(b, batchWritersRound, "records/s",
 				side{"ours", func() error { return e.del(s.Key()) }, ours},
 				side{"redis_benchmark", func() error { return e.del(rbKey) }, redisBenchmark})
-			after := e.emq.AppendStats()
+			after := echomq.AppendStatsOf(e.emq)
 			_, refused, err := e.retries()
 			require.NoError(b, err)
 			b.ReportMetric(float64(refused)/float64(records), "refused/record")

@@ -49,7 +49,7 @@ type benchEnv struct {
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
-	emq, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
+	emq, err := echomq.Connect(ctx, &echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, emq.Close()) })
 	opt, err := valkey.ParseURL(url)
@@ -154,7 +154,7 @@ func BenchmarkAppend(b *testing.B) {
 	e := newBenchEnv(b)
 	s := e.emq.Stream(e.q, "append")
 	vkKey := s.Key() + ".valkey"
-	ours := func() error { _, err := s.Append(ctx, benchPayload); return err }
+	ours := func() error { _, err := s.Append(ctx, benchPayload, nil); return err }
 	valkeyOp := func() error { return e.xaddValkey(vkKey) }
 	delOurs := func() error { return e.del(s.Key()) }
 	delValkey := func() error { return e.del(vkKey) }
@@ -203,7 +203,7 @@ func BenchmarkAppendBatch(b *testing.B) {
 	for i := range records {
 		records[i] = benchPayload
 	}
-	ours := func() error { _, err := s.AppendBatch(ctx, records); return err }
+	ours := func() error { _, err := s.AppendBatch(ctx, records, nil); return err }
 	pipeline := func() error {
 		cmds := make(valkey.Commands, benchBatch)
 		for i := range cmds {
@@ -292,7 +292,7 @@ func BenchmarkRead(b *testing.B) {
 	}
 	starts := make([]echomq.EntryID, benchPages)
 	for p := range starts {
-		ids, err := s.AppendBatch(ctx, records)
+		ids, err := s.AppendBatch(ctx, records, nil)
 		require.NoError(b, err)
 		starts[p] = ids[0].EntryID()
 	}

@@ -71,7 +71,7 @@ func ParseBound(s string) (Bound, error) {
 	excl := strings.HasPrefix(s, "(")
 	body := strings.TrimPrefix(s, "(")
 	var e EntryID
-	if len(body) == IDLen && body[0] >= 'A' && body[0] <= 'Z' {
+	if len(body) == idLen && body[0] >= 'A' && body[0] <= 'Z' {
 		id, err := ParseEventID(body)
 		if err != nil {
 			return Bound{}, err

@@ -24,12 +24,12 @@ func TestStreamBudget(t *testing.T) {
 	})
 	s := c.Stream(q, "bounded")
 	for i := range 50 {
-		_, err := s.Append(ctx, echomq.F("i", itoa(i)))
+		_, err := s.Append(ctx, echomq.F("i", itoa(i)), nil)
 		require.NoError(t, err)
 	}
 	var be *echomq.BudgetError
 	require.Eventually(t, func() bool {
-		_, err := s.Append(ctx, echomq.F("i", "over"))
+		_, err := s.Append(ctx, echomq.F("i", "over"), nil)
 		return errors.As(err, &be)
 	}, time.Minute, 10*time.Millisecond, "the sampler sees the stream at its budget")
 	require.ErrorIs(t, be, echomq.ErrEngineFull)
@@ -37,20 +37,20 @@ func TestStreamBudget(t *testing.T) {
 	require.Equal(t, "bounded", be.Budget.Stream)
 	n := streamLen(t, s)
 	for _, try := range []func() error{
-		func() error { _, err := s.Append(ctx, echomq.F("k", "v")); return err },
-		func() error { _, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v")}); return err },
+		func() error { _, err := s.Append(ctx, echomq.F("k", "v"), nil); return err },
+		func() error { _, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v")}, nil); return err },
 		func() error { return s.AppendID(ctx, mint(t, c, q, echomq.BrandEvent), echomq.F("k", "v")) },
 	} {
 		require.ErrorIs(t, try(), echomq.ErrEngineFull)
 	}
 	require.Equal(t, n, streamLen(t, s), "refused appends wrote nothing")
-	_, err := c.Stream(q, "other").Append(ctx, echomq.F("k", "v"))
+	_, err := c.Stream(q, "other").Append(ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err, "an unbudgeted stream is not affected")
 
 	_, err = s.Trim(ctx, echomq.MaxLen(10).Exact())
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
-		_, err := s.Append(ctx, echomq.F("i", "again"))
+		_, err := s.Append(ctx, echomq.F("i", "again"), nil)
 		return err == nil
 	}, time.Minute, 10*time.Millisecond, "below its budget after the trim, the stream takes appends again")
 
@@ -58,7 +58,7 @@ func TestStreamBudget(t *testing.T) {
 	sized := c.Stream(q, "sized")
 	big := make([]byte, 4<<10)
 	require.Eventually(t, func() bool {
-		_, err := sized.Append(ctx, echomq.F("blob", string(big)))
+		_, err := sized.Append(ctx, echomq.F("blob", string(big)), nil)
 		return errors.As(err, &be)
 	}, time.Minute, 5*time.Millisecond, "the byte budget binds")
 	require.GreaterOrEqual(t, be.Bytes, int64(64<<10))
@@ -82,7 +82,7 @@ func TestStreamBudgetRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.URL = url
-			_, err := echomq.Connect(ctx, tc.cfg)
+			_, err := echomq.Connect(ctx, &tc.cfg)
 			require.ErrorIs(t, err, tc.want)
 		})
 	}

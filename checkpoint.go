@@ -66,7 +66,7 @@ func ParseCheckpoint(s string) (Checkpoint, error) {
 }
 
 // Clone returns a copy.
-func (cp Checkpoint) Clone() Checkpoint {
+func (cp Checkpoint) clone() Checkpoint {
 	out := make(Checkpoint, len(cp))
 	maps.Copy(out, cp)
 	return out

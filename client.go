@@ -49,13 +49,13 @@ type Client struct {
 	closed    chan struct{}
 }
 
-// Connect connects to the engine named by cfg.URL and prepares the minter
+// Connect connects to the engine named by config.URL and prepares the minter
 // (a configured node id or one leased from the engine). The URL
 // "embedded:" (embedded.URL) starts a fresh in-process engine, which the
 // program must link by importing package embedded; the library never
 // starts one by itself.
 //
-// It returns [ErrNoEngine] for an empty URL (or "embedded:" in a program
+// It returns [ErrNoEngine] for an empty URL (or a nil config) (or "embedded:" in a program
 // that does not link the embedded engine), an [*ArgumentError] for a node
 // id out of range or a URL that cannot name an engine, a [*TransportError]
 // when the engine cannot be reached, a [*VersionError] when Interop is
@@ -66,7 +66,11 @@ type Client struct {
 //
 // The engine's clock, identity, memory and policy ([Client.Engine]) and
 // the scripting check come in one pipelined round trip.
-func Connect(ctx context.Context, cfg Config) (*Client, error) {
+func Connect(ctx context.Context, config *Config) (*Client, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -141,23 +145,23 @@ func (c *Client) start(ctx context.Context) error {
 }
 
 // VersionError is an engine whose version fence holds another version than
-// [InteropVersion].
+// the interop version ("echomq:3.0.0").
 type VersionError struct{ Got string }
 
 func (e *VersionError) Error() string {
-	return fmt.Sprintf("echomq: version fence: engine holds %q, want %q", e.Got, InteropVersion)
+	return fmt.Sprintf("echomq: version fence: engine holds %q, want %q", e.Got, interopVersion)
 }
 
 func (c *Client) fence(ctx context.Context) error {
 	key := keyspace.VersionKey()
-	if _, err := c.conn.SetNX(ctx, key, InteropVersion, 0); err != nil {
+	if _, err := c.conn.SetNX(ctx, key, interopVersion, 0); err != nil {
 		return fmt.Errorf("echomq: version fence: %w", err)
 	}
 	got, _, err := c.conn.Get(ctx, key)
 	if err != nil {
 		return fmt.Errorf("echomq: version fence: %w", err)
 	}
-	if got != InteropVersion {
+	if got != interopVersion {
 		return &VersionError{Got: got}
 	}
 	return nil
@@ -201,9 +205,6 @@ func (c *Client) isClosed() bool {
 		return false
 	}
 }
-
-// Embedded reports whether the client runs on the embedded engine.
-func (c *Client) Embedded() bool { return c.embedded != nil }
 
 // Now returns the client's clock reading.
 func (c *Client) Now() time.Time {

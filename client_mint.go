@@ -65,11 +65,11 @@ func (c *Client) mintFor(ctx context.Context, queue string) (*queueMint, error) 
 	if err != nil {
 		return nil, err
 	}
-	l, err := nodelease.Acquire(ctx, c.conn, queue, c.cfg.NodeLeaseTTL, c.cfg.Logger, func(n int) { _ = m.SetNode(n) })
+	l, err := nodelease.Acquire(ctx, c.conn, queue, c.cfg.NodeLeaseTTL, c.cfg.Logger, func(n int) { _ = m.setNode(n) })
 	if err != nil {
 		return nil, fmt.Errorf("echomq: queue %q: %w", queue, err)
 	}
-	if err := m.SetNode(l.Node()); err != nil {
+	if err := m.setNode(l.Node()); err != nil {
 		return nil, err
 	}
 	qm := &queueMint{minter: m, lease: l}
@@ -108,7 +108,7 @@ func (c *Client) MintID(ctx context.Context, queue, brand string) (ID, error) {
 
 // NodeID returns the node id the client mints with in queue, leasing one
 // there on the queue's first use.
-func (c *Client) NodeID(ctx context.Context, queue string) (int, error) {
+func (c *Client) nodeID(ctx context.Context, queue string) (int, error) {
 	if err := keyspace.Queue(queue); err != nil {
 		return 0, err
 	}

@@ -33,7 +33,7 @@ func TestCluster(t *testing.T) {
 		t0 := time.Now()
 		var want []echomq.ID
 		for j := range 3 {
-			id, err := s.Append(ctx, echomq.F("room", strconv.Itoa(j)))
+			id, err := s.Append(ctx, echomq.F("room", strconv.Itoa(j)), nil)
 			require.NoError(t, err)
 			want = append(want, id)
 		}

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// InteropVersion is the version fence value shared with the original EchoMQ:
+// interopVersion is the version fence value shared with the original EchoMQ:
 // a Go and an Elixir program that share one engine both require
 // "{emq}:version" to hold it.
-const InteropVersion = "echomq:3.0.0"
+const interopVersion = "echomq:3.0.0"
 
 // Config configures [Connect]. Only URL must be set; every other field has
 // a working default: a leased node id, the system clock.
@@ -30,7 +30,7 @@ type Config struct {
 	// engine that keeps nothing.
 	URL string
 
-	// NodeID is the snowflake node id (0..1022; 1023 is [EngineNode]) stamped
+	// NodeID is the snowflake node id (0..1022; 1023 is the engine's) stamped
 	// into minted ids, in every queue. Defaults to nil: a free node id is
 	// leased in each queue on the client's first mint there
 	// ("emq:{q}:node:<n>") and renewed while the client lives, so two
@@ -51,7 +51,7 @@ type Config struct {
 	Clock Clock
 
 	// Interop enables the version fence of the original EchoMQ: Connect
-	// reads "{emq}:version", sets it to [InteropVersion] when absent, and
+	// reads "{emq}:version", sets it to the interop version ("echomq:3.0.0") when absent, and
 	// refuses an engine holding another version. Defaults to false.
 	Interop bool
 
@@ -174,8 +174,8 @@ func (c Config) validate() error {
 		return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case c.NodeID != nil && (*c.NodeID < 0 || *c.NodeID >= EngineNode):
-		return bad("node id", "%d is outside 0..%d (%d is the engine's, see EngineNode)", *c.NodeID, EngineNode-1, EngineNode)
+	case c.NodeID != nil && (*c.NodeID < 0 || *c.NodeID >= engineNode):
+		return bad("node id", "%d is outside 0..%d (%d is the engine's, see engineNode)", *c.NodeID, engineNode-1, engineNode)
 	case c.NodeLeaseTTL < 100*time.Millisecond || c.NodeLeaseTTL > time.Hour:
 		return bad("node lease ttl", "%v is outside [100ms, 1h]", c.NodeLeaseTTL)
 	case c.AppendRetries < 1 || c.AppendRetries > 10000:

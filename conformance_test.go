@@ -39,7 +39,7 @@ func connect(t *testing.T, cfg echomq.Config) *echomq.Client {
 	if cfg.Notice == nil {
 		cfg.Notice = io.Discard
 	}
-	c, err := echomq.Connect(context.Background(), cfg)
+	c, err := echomq.Connect(context.Background(), &cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c
@@ -118,9 +118,9 @@ func testAppendReadBack(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "room-opened")
 	var receipts []echomq.ID
 	for i := range 5 {
-		id, err := s.Append(ctx, echomq.F("room", fmt.Sprintf("ROM%d", i), "seat", "2", "emoji", "🎯"))
+		id, err := s.Append(ctx, echomq.F("room", fmt.Sprintf("ROM%d", i), "seat", "2", "emoji", "🎯"), nil)
 		require.NoError(t, err)
-		require.True(t, id.Is(echomq.BrandEvent))
+		require.Equal(t, echomq.BrandEvent, id.Brand())
 		receipts = append(receipts, id)
 	}
 	require.True(t, slices.IsSortedFunc(receipts, echomq.ID.Compare))
@@ -131,7 +131,7 @@ func testAppendReadBack(t *testing.T, c *echomq.Client, q string) {
 		require.Equal(t, echomq.F("room", fmt.Sprintf("ROM%d", i), "seat", "2", "emoji", "🎯"), ev.Fields)
 		require.Equal(t, ev.ID.EntryID(), ev.Entry)
 	}
-	latest, err := s.ReadLatest(ctx, 2)
+	latest, err := echomq.ReadLatest(ctx, s, 2)
 	require.NoError(t, err)
 	require.Equal(t, []echomq.ID{receipts[4], receipts[3]}, ids(latest))
 	rev, err := s.Read(ctx, echomq.All, &echomq.ReadOpts{Reverse: true})
@@ -141,7 +141,7 @@ func testAppendReadBack(t *testing.T, c *echomq.Client, q string) {
 
 func testRawEntryShape(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "guess-scored")
-	id, err := s.Append(ctx, echomq.F("k", "v", "bin", "\x00\xff"))
+	id, err := s.Append(ctx, echomq.F("k", "v", "bin", "\x00\xff"), nil)
 	require.NoError(t, err)
 	raw, err := rawcmd.Do(ctx, c, "XRANGE", s.Key(), "-", "+")
 	require.NoError(t, err)
@@ -177,7 +177,7 @@ func testNonMonotonic(t *testing.T, c *echomq.Client, q string) {
 	// as long as that is within MaxSkew (5s by default).
 	future := at(t, now.Add(2*time.Second), 1023, 4095)
 	require.NoError(t, s.AppendID(ctx, future, nil))
-	id, err := s.Append(ctx, echomq.F("after", "future"))
+	id, err := s.Append(ctx, echomq.F("after", "future"), nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, id.Compare(future))
 }
@@ -186,13 +186,13 @@ func testWrongType(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "taken")
 	_, err := rawcmd.Do(ctx, c, "SET", s.Key(), "a string")
 	require.NoError(t, err)
-	_, err = s.Append(ctx, echomq.F("k", "v"))
+	_, err = s.Append(ctx, echomq.F("k", "v"), nil)
 	require.ErrorIs(t, err, echomq.ErrWrongType)
 	require.NotErrorIs(t, err, echomq.ErrNonMonotonic)
 	var se *echomq.ServerError
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, "WRONGTYPE", se.Prefix)
-	_, err = s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v")})
+	_, err = s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v")}, nil)
 	require.ErrorIs(t, err, echomq.ErrWrongType)
 	_, err = s.Read(ctx, echomq.All, nil)
 	require.ErrorIs(t, err, echomq.ErrWrongType)
@@ -213,24 +213,27 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 		call func(c *echomq.Client) error
 		want error
 	}{
-		{"bad queue", func(c *echomq.Client) error { _, err := c.Stream("a:b", "s").Append(ctx, nil); return err }, echomq.ErrInvalidName},
-		{"reserved queue", func(c *echomq.Client) error { _, err := c.Stream("emq", "s").Append(ctx, nil); return err }, echomq.ErrInvalidName},
+		{"bad queue", func(c *echomq.Client) error { _, err := c.Stream("a:b", "s").Append(ctx, nil, nil); return err }, echomq.ErrInvalidName},
+		{"reserved queue", func(c *echomq.Client) error { _, err := c.Stream("emq", "s").Append(ctx, nil, nil); return err }, echomq.ErrInvalidName},
 		{"empty stream", func(c *echomq.Client) error { _, err := c.Stream(q, "").Read(ctx, echomq.All, nil); return err }, echomq.ErrInvalidName},
-		{"archived suffix", func(c *echomq.Client) error { _, err := c.Stream(q, "s:archived").Append(ctx, nil); return err }, echomq.ErrInvalidName},
+		{"archived suffix", func(c *echomq.Client) error { _, err := c.Stream(q, "s:archived").Append(ctx, nil, nil); return err }, echomq.ErrInvalidName},
 		{"brace", func(c *echomq.Client) error { _, err := c.Stream(q, "{x}").Trim(ctx, echomq.MaxLen(1)); return err }, echomq.ErrInvalidName},
 		{"space", func(c *echomq.Client) error { return archive.SetWatermark(ctx, c.Stream(q, "a b"), at(t, now, 0, 0)) }, echomq.ErrInvalidName},
 		{"too long", func(c *echomq.Client) error {
 			_, _, err := archive.Watermark(ctx, c.Stream(q, string(make([]byte, 129))))
 			return err
 		}, echomq.ErrInvalidName},
-		{"reserved field", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Append(ctx, echomq.F("id", "x")); return err }, echomq.ErrReservedField},
-		{"reserved field later", func(c *echomq.Client) error {
-			_, err := c.Stream(q, "s").Append(ctx, echomq.F("a", "1", "id", "x"))
+		{"reserved field", func(c *echomq.Client) error {
+			_, err := c.Stream(q, "s").Append(ctx, echomq.F("id", "x"), nil)
 			return err
 		}, echomq.ErrReservedField},
-		{"odd fields", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Append(ctx, echomq.F("a")); return err }, echomq.ErrInvalidFields},
+		{"reserved field later", func(c *echomq.Client) error {
+			_, err := c.Stream(q, "s").Append(ctx, echomq.F("a", "1", "id", "x"), nil)
+			return err
+		}, echomq.ErrReservedField},
+		{"odd fields", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Append(ctx, echomq.F("a"), nil); return err }, echomq.ErrInvalidFields},
 		{"batch reserved", func(c *echomq.Client) error {
-			_, err := c.Stream(q, "s").AppendBatch(ctx, []echomq.Fields{echomq.F("a", "1"), echomq.F("id", "2")})
+			_, err := c.Stream(q, "s").AppendBatch(ctx, []echomq.Fields{echomq.F("a", "1"), echomq.F("id", "2")}, nil)
 			return err
 		}, echomq.ErrReservedField},
 		{"inverted window", func(c *echomq.Client) error {
@@ -246,7 +249,7 @@ func testRefusedBeforeIO(t *testing.T, c *echomq.Client, q string) {
 			return err
 		}, echomq.ErrInvalidArgument},
 		{"negative maxlen", func(c *echomq.Client) error { _, err := c.Stream(q, "s").Trim(ctx, echomq.MaxLen(-1)); return err }, echomq.ErrInvalidArgument},
-		{"latest zero", func(c *echomq.Client) error { _, err := c.Stream(q, "s").ReadLatest(ctx, 0); return err }, echomq.ErrInvalidArgument},
+		{"latest zero", func(c *echomq.Client) error { _, err := echomq.ReadLatest(ctx, c.Stream(q, "s"), 0); return err }, echomq.ErrInvalidArgument},
 		{"wrong kind watermark", func(c *echomq.Client) error {
 			return archive.SetWatermark(ctx, c.Stream(q, "s"), echomq.MustID("JOB", 1))
 		}, echomq.ErrWrongKind},
@@ -265,7 +268,7 @@ func testCountOldest(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "count")
 	var all []echomq.ID
 	for i := range 6 {
-		id, err := s.Append(ctx, echomq.F("i", strconv.Itoa(i)))
+		id, err := s.Append(ctx, echomq.F("i", strconv.Itoa(i)), nil)
 		require.NoError(t, err)
 		all = append(all, id)
 	}
@@ -423,12 +426,12 @@ func testWatermark(t *testing.T, c *echomq.Client, q string) {
 
 func testBatch(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "batch")
-	got, err := s.AppendBatch(ctx, nil)
+	got, err := s.AppendBatch(ctx, nil, nil)
 	require.NoError(t, err)
 	require.Empty(t, got)
 	require.False(t, exists(t, c, s.Key()), "an empty batch is a no-op")
 	recs := []echomq.Fields{echomq.F("n", "0"), echomq.F("n", "1"), nil, echomq.F("n", "3", "x", "y")}
-	got, err = s.AppendBatch(ctx, recs)
+	got, err = s.AppendBatch(ctx, recs, nil)
 	require.NoError(t, err)
 	require.Len(t, got, 4)
 	require.True(t, slices.IsSortedFunc(got, echomq.ID.Compare))
@@ -442,7 +445,7 @@ func testBatch(t *testing.T, c *echomq.Client, q string) {
 	other := c.Stream(q, "batch-taken")
 	_, err = rawcmd.Do(ctx, c, "SET", other.Key(), "x")
 	require.NoError(t, err)
-	got, err = other.AppendBatch(ctx, recs[:2])
+	got, err = other.AppendBatch(ctx, recs[:2], nil)
 	var be *echomq.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, 2, be.Failed)
@@ -456,7 +459,7 @@ func testScanPages(t *testing.T, c *echomq.Client, q string) {
 	for i := range recs {
 		recs[i] = echomq.F("i", strconv.Itoa(i))
 	}
-	want, err := s.AppendBatch(ctx, recs)
+	want, err := s.AppendBatch(ctx, recs, nil)
 	require.NoError(t, err)
 	for _, page := range []int{1, 2, 10, 256, 257, 1000} {
 		var got []echomq.ID
@@ -487,7 +490,7 @@ func testScanPages(t *testing.T, c *echomq.Client, q string) {
 
 func testFollow(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "follow")
-	old, err := s.Append(ctx, echomq.F("n", "old"))
+	old, err := s.Append(ctx, echomq.F("n", "old"), nil)
 	require.NoError(t, err)
 	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -515,7 +518,7 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 	var want []echomq.ID
 	want = append(want, old)
 	for i := range 3 {
-		id, err := s.Append(ctx, echomq.F("n", strconv.Itoa(i)))
+		id, err := s.Append(ctx, echomq.F("n", strconv.Itoa(i)), nil)
 		require.NoError(t, err)
 		want = append(want, id)
 	}
@@ -540,7 +543,7 @@ func testFollow(t *testing.T, c *echomq.Client, q string) {
 	var next echomq.ID
 	require.Eventually(t, func() bool {
 		// Keep appending until the follower (which starts at the top) sees one.
-		id, err := s.Append(ctx, echomq.F("n", "live"))
+		id, err := s.Append(ctx, echomq.F("n", "live"), nil)
 		require.NoError(t, err)
 		next = id
 		select {
@@ -560,9 +563,9 @@ func testInfo(t *testing.T, c *echomq.Client, q string) {
 	info, err := s.Info(ctx)
 	require.NoError(t, err)
 	require.False(t, info.Exists)
-	a, err := s.Append(ctx, echomq.F("n", "1"))
+	a, err := s.Append(ctx, echomq.F("n", "1"), nil)
 	require.NoError(t, err)
-	b, err := s.Append(ctx, echomq.F("n", "2"))
+	b, err := s.Append(ctx, echomq.F("n", "2"), nil)
 	require.NoError(t, err)
 	info, err = s.Info(ctx)
 	require.NoError(t, err)

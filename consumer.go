@@ -41,11 +41,11 @@ func (d Delivery) Key() string {
 
 // Defaults of [ConsumerConfig].
 const (
-	DefaultCount         = 100
-	DefaultBeat          = time.Second
-	DefaultMinIdle       = 30 * time.Second
-	DefaultMaxDeliveries = 16
-	DefaultGrace         = 10 * time.Second
+	defaultCount         = 100
+	defaultBeat          = time.Second
+	defaultMinIdle       = 30 * time.Second
+	defaultMaxDeliveries = 16
+	defaultGrace         = 10 * time.Second
 )
 
 // Upper bounds of [ConsumerConfig], refused above with an [*ArgumentError]
@@ -53,11 +53,11 @@ const (
 // process (a goroutine per handler, an entry buffer per fetch) rather than
 // doing more work.
 const (
-	MaxConcurrency = 10000
-	MaxCount       = 100000
-	MaxBeat        = time.Hour
-	MaxMinIdle     = 7 * 24 * time.Hour
-	MaxGrace       = time.Hour
+	maxConcurrency = 10000
+	maxCount       = 100000
+	maxBeat        = time.Hour
+	maxMinIdle     = 7 * 24 * time.Hour
+	maxGrace       = time.Hour
 )
 
 // ConsumerConfig configures [Client.Consumer]. Queue, Stream, Group, Start
@@ -82,12 +82,12 @@ type ConsumerConfig struct {
 
 	// Count caps the entries one read or reclaim fetches; it is also the
 	// depth of the queue in front of the handlers. Defaults to 100; at most
-	// [MaxCount].
+	// 100000.
 	Count int
 
 	// Beat is how long a read blocks waiting for new entries and how often
 	// idle entries are reclaimed; it bounds how late a stop is noticed.
-	// Defaults to 1s; at most [MaxBeat].
+	// Defaults to 1s; at most 1h.
 	Beat time.Duration
 
 	// MinIdle is how long an entry must sit unacknowledged before any
@@ -97,11 +97,11 @@ type ConsumerConfig struct {
 	// MinIdle, plus AckInterval) after the entry was fetched, so no peer
 	// can reclaim an entry while its handler still runs. Keep
 	// Count × handler time well below it. Defaults to 30s; at most
-	// [MaxMinIdle].
+	// 7 days.
 	MinIdle time.Duration
 
 	// Concurrency is how many handlers run in parallel, at most
-	// [MaxConcurrency]. Defaults to 1: entries are handled one at a time,
+	// 10000. Defaults to 1: entries are handled one at a time,
 	// in fetch order.
 	Concurrency int
 
@@ -113,7 +113,7 @@ type ConsumerConfig struct {
 	MaxDeliveries int
 
 	// AckBatch caps the ids one XACK carries. Defaults to Count; at most
-	// [MaxCount].
+	// 100000.
 	AckBatch int
 
 	// AckInterval is how long acknowledgements may wait to fill a batch.
@@ -122,7 +122,7 @@ type ConsumerConfig struct {
 	AckInterval time.Duration
 
 	// Grace is how long a stopping consumer lets running handlers finish
-	// before it cancels their contexts. Defaults to 10s; at most [MaxGrace].
+	// before it cancels their contexts. Defaults to 10s; at most 1h.
 	Grace time.Duration
 
 	// Logger receives failures, panics, dead letters and retries. Defaults
@@ -142,11 +142,15 @@ type Consumer struct {
 	e     *consumerEngine // everything but how the stream is read (consumer_engine.go)
 }
 
-// Consumer validates cfg and returns a consumer ready to [Consumer.Run].
+// Consumer validates config (nil: an empty one) and returns a consumer ready to [Consumer.Run].
 // Nothing is written until Run. Errors: [*NameError] for a bad queue,
 // stream, group or consumer name; [*ArgumentError] for a missing handler, a
 // zero Start or an option out of range.
-func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
+func (c *Client) Consumer(config *ConsumerConfig) (*Consumer, error) {
+	var cfg ConsumerConfig
+	if config != nil {
+		cfg = *config
+	}
 	s := c.Stream(cfg.Queue, cfg.Stream)
 	cfg = cfg.withDefaults(c)
 	err := s.Group(cfg.Group).Err()
@@ -182,13 +186,13 @@ func (cfg ConsumerConfig) withDefaults(c *Client) ConsumerConfig {
 			*v = d
 		}
 	}
-	def(&cfg.Count, DefaultCount)
+	def(&cfg.Count, defaultCount)
 	def(&cfg.Concurrency, 1)
-	def(&cfg.MaxDeliveries, DefaultMaxDeliveries)
+	def(&cfg.MaxDeliveries, defaultMaxDeliveries)
 	def(&cfg.AckBatch, cfg.Count)
-	defDur(&cfg.Beat, DefaultBeat)
-	defDur(&cfg.MinIdle, DefaultMinIdle)
-	defDur(&cfg.Grace, DefaultGrace)
+	defDur(&cfg.Beat, defaultBeat)
+	defDur(&cfg.MinIdle, defaultMinIdle)
+	defDur(&cfg.Grace, defaultGrace)
 	if cfg.Logger == nil {
 		cfg.Logger = c.cfg.Logger
 	}
@@ -204,18 +208,18 @@ func (cfg ConsumerConfig) validate() error {
 		return bad("start", "must be StartNew or StartHead")
 	case cfg.Count < 0, cfg.Concurrency < 0, cfg.AckBatch < 0:
 		return bad("consumer config", "Count, Concurrency and AckBatch must not be negative")
-	case cfg.Concurrency > MaxConcurrency:
-		return bad("concurrency", fmt.Sprintf("%d is above %d", cfg.Concurrency, MaxConcurrency))
-	case cfg.Count > MaxCount:
-		return bad("count", fmt.Sprintf("%d is above %d", cfg.Count, MaxCount))
-	case cfg.AckBatch > MaxCount:
-		return bad("ack batch", fmt.Sprintf("%d is above %d", cfg.AckBatch, MaxCount))
-	case cfg.Beat < time.Millisecond || cfg.Beat > MaxBeat:
-		return bad("beat", "must lie in [1ms, "+MaxBeat.String()+"]")
-	case cfg.MinIdle < time.Millisecond || cfg.MinIdle > MaxMinIdle:
-		return bad("min idle", "must lie in [1ms, "+MaxMinIdle.String()+"]")
-	case cfg.Grace < 0 || cfg.Grace > MaxGrace:
-		return bad("grace", "must lie in [0, "+MaxGrace.String()+"]")
+	case cfg.Concurrency > maxConcurrency:
+		return bad("concurrency", fmt.Sprintf("%d is above %d", cfg.Concurrency, maxConcurrency))
+	case cfg.Count > maxCount:
+		return bad("count", fmt.Sprintf("%d is above %d", cfg.Count, maxCount))
+	case cfg.AckBatch > maxCount:
+		return bad("ack batch", fmt.Sprintf("%d is above %d", cfg.AckBatch, maxCount))
+	case cfg.Beat < time.Millisecond || cfg.Beat > maxBeat:
+		return bad("beat", "must lie in [1ms, "+maxBeat.String()+"]")
+	case cfg.MinIdle < time.Millisecond || cfg.MinIdle > maxMinIdle:
+		return bad("min idle", "must lie in [1ms, "+maxMinIdle.String()+"]")
+	case cfg.Grace < 0 || cfg.Grace > maxGrace:
+		return bad("grace", "must lie in [0, "+maxGrace.String()+"]")
 	case cfg.AckInterval < 0 || cfg.AckInterval > cfg.MinIdle/4:
 		return bad("ack interval", "must lie in [0, MinIdle/4]")
 	}
@@ -292,8 +296,9 @@ func (c *Consumer) Stopped() <-chan struct{} { return c.e.Stopped() }
 // Name returns the consumer's name within its group.
 func (c *Consumer) Name() string { return c.cfg.Name }
 
-// Config returns the consumer's configuration with the defaults filled in.
-func (c *Consumer) Config() ConsumerConfig { return c.cfg }
+// margin is how long before the engine could see an entry as idle for
+// MinIdle its handler's context ends.
+func (c *Consumer) margin() time.Duration { return c.cfg.MinIdle/10 + c.cfg.AckInterval }
 
 // ConsumerStats are a consumer's counters since it was made.
 type ConsumerStats struct {

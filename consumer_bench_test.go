@@ -39,7 +39,7 @@ func BenchmarkConsumer(b *testing.B) {
 			for range min(left, cap(batch)) {
 				batch = append(batch, benchPayload)
 			}
-			_, err := s.AppendBatch(ctx, batch)
+			_, err := s.AppendBatch(ctx, batch, nil)
 			require.NoError(b, err)
 		}
 	}
@@ -79,7 +79,7 @@ func BenchmarkConsumer(b *testing.B) {
 		stream := "c" + strconv.FormatInt(consumerBenchRuns.Add(1), 10)
 		prefill(b, stream, b.N)
 		handle, done := counter(b.N)
-		c, err := e.emq.Consumer(echomq.ConsumerConfig{
+		c, err := e.emq.Consumer(&echomq.ConsumerConfig{
 			Queue: e.q, Stream: stream, Group: "g", Start: echomq.StartHead,
 			Concurrency: 4, Handle: handle, Logger: quiet,
 		})
@@ -92,7 +92,7 @@ func BenchmarkConsumer(b *testing.B) {
 		prefill(b, a, (b.N+1)/2)
 		prefill(b, z, b.N/2)
 		handle, done := counter(b.N)
-		c, err := e.emq.SetConsumer(echomq.SetConsumerConfig{
+		c, err := e.emq.SetConsumer(&echomq.SetConsumerConfig{
 			Set: e.emq.Streams(e.q, a, z), Group: "g", Start: echomq.StartHead,
 			Settle: 10 * time.Millisecond, Handle: handle, Logger: quiet,
 		})

@@ -52,7 +52,7 @@ func (e *groupEnv) append(t *testing.T, n int) []echomq.ID {
 	for i := range recs {
 		recs[i] = echomq.F("n", itoa(i))
 	}
-	ids, err := e.stream.AppendBatch(ctx, recs)
+	ids, err := e.stream.AppendBatch(ctx, recs, nil)
 	require.NoError(t, err)
 	return ids
 }
@@ -78,7 +78,7 @@ type consumerRun struct {
 // start runs a consumer until the test stops it (or ends).
 func startConsumer(t *testing.T, client *echomq.Client, cfg echomq.ConsumerConfig) *consumerRun {
 	t.Helper()
-	c, err := client.Consumer(cfg)
+	c, err := client.Consumer(&cfg)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &consumerRun{c: c, stop: cancel, done: make(chan error, 1)}

@@ -32,7 +32,7 @@ func TestConsumerHelperProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_HELPER_URL")})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_HELPER_URL")})
 	require.NoError(t, err)
 	defer client.Close()
 
@@ -55,7 +55,7 @@ func TestConsumerHelperProcess(t *testing.T) {
 	}
 	minIdle, err := time.ParseDuration(os.Getenv("EMQ_HELPER_MIN_IDLE"))
 	require.NoError(t, err)
-	c, err := client.Consumer(echomq.ConsumerConfig{
+	c, err := client.Consumer(&echomq.ConsumerConfig{
 		Queue: os.Getenv("EMQ_HELPER_QUEUE"), Stream: "events", Group: "g", Name: os.Getenv("EMQ_HELPER_NAME"),
 		Start: echomq.StartHead, Handle: h, Beat: 50 * time.Millisecond, MinIdle: minIdle,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -65,7 +65,7 @@ func TestConsumerSoak(t *testing.T) {
 			for i := range recs {
 				recs[i] = echomq.F("n", itoa(len(all)+i))
 			}
-			ids, err := e.stream.AppendBatch(ctx, recs)
+			ids, err := e.stream.AppendBatch(ctx, recs, nil)
 			if err != nil {
 				t.Error(err)
 				break

@@ -125,19 +125,19 @@ func TestConsumerBadConfig(t *testing.T) {
 			t.Parallel()
 			cfg := ok
 			tc.mod(&cfg)
-			c, err := e.c.Consumer(cfg)
+			c, err := e.c.Consumer(&cfg)
 			require.ErrorIs(t, err, tc.wantErr)
 			require.Nil(t, c)
 		})
 	}
-	c, err := e.c.Consumer(ok)
+	c, err := e.c.Consumer(&ok)
 	require.NoError(t, err)
-	require.Equal(t, echomq.DefaultCount, c.Config().Count)
+	require.Equal(t, echomq.DefaultCount, echomq.ConsumerConfigOf(c).Count)
 	require.False(t, exists(t, e.c, e.stream.Key()), "nothing is written before Run")
-	def, err := e.c.Consumer(echomq.ConsumerConfig{Queue: "q", Stream: "s", Group: "g", Start: echomq.StartNew, Handle: ok.Handle})
+	def, err := e.c.Consumer(&echomq.ConsumerConfig{Queue: "q", Stream: "s", Group: "g", Start: echomq.StartNew, Handle: ok.Handle})
 	require.NoError(t, err)
 	require.Equal(t, echomq.DefaultConsumerName(), def.Name())
-	require.Equal(t, echomq.DefaultMinIdle, def.Config().MinIdle)
+	require.Equal(t, echomq.DefaultMinIdle, echomq.ConsumerConfigOf(def).MinIdle)
 }
 
 // TestConsumerEngineRestart: a consumer rides out an engine that dies and
@@ -158,7 +158,7 @@ func TestConsumerEngineRestart(t *testing.T) {
 	srv.Restart(t)
 	var after []echomq.ID
 	waitFor(t, "appended after the restart", func() bool {
-		ids, err := e.stream.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "late")})
+		ids, err := e.stream.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "late")}, nil)
 		if err != nil {
 			return false // the client reconnects on its next call
 		}

@@ -19,7 +19,7 @@ func testCountAfter(t *testing.T, c *echomq.Client, q string) {
 	require.Equal(t, echomq.Count{N: 0, Exact: true}, n, "a missing stream")
 	ids := make([]echomq.EntryID, 9)
 	for i := range ids {
-		id, err := s.Append(ctx, echomq.F("i", itoa(i)))
+		id, err := s.Append(ctx, echomq.F("i", itoa(i)), nil)
 		require.NoError(t, err)
 		ids[i] = id.EntryID()
 	}

@@ -49,11 +49,6 @@ type DeadLetters struct {
 	dead *Stream
 }
 
-// DeadLetters returns the dead-letter handle of stream in queue.
-func (c *Client) DeadLetters(queue, stream string) *DeadLetters {
-	return c.Stream(queue, stream).DeadLetters()
-}
-
 // DeadLetters returns the stream's dead-letter handle.
 func (s *Stream) DeadLetters() *DeadLetters { return &DeadLetters{s: s, dead: s.deadStream()} }
 
@@ -119,7 +114,7 @@ func checkEventID(id ID) error {
 	if id.IsZero() {
 		return &IDError{Reason: "zero id"}
 	}
-	if !id.Is(BrandEvent) {
+	if !id.isEvent() {
 		return &KindError{Want: BrandEvent, Got: id.Brand()}
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 // mints again.
 func moveToDead(ctx context.Context, c *Client, streamKey, deadKey, group, consumer string, d Delivery, cause string) (ID, bool, error) {
 	pairs := []string{
-		ReservedField, "",
+		reservedField, "",
 		deadFieldOrigin, d.Key(),
 		deadFieldStream, d.Stream,
 		deadFieldGroup, group,

@@ -131,7 +131,7 @@ func TestDeadPurge(t *testing.T) {
 	cfg.MaxDeliveries = 1
 	r := startConsumer(t, e.c, cfg)
 	waitFor(t, "all dead", func() bool { return r.c.Stats().Dead == 3 })
-	dead := e.c.DeadLetters(e.queue, "events")
+	dead := e.c.Stream(e.queue, "events").DeadLetters()
 	dls, err := dead.List(ctx, echomq.All, &echomq.ReadOpts{Count: 2, Reverse: true})
 	require.NoError(t, err)
 	require.Len(t, dls, 2)
@@ -153,7 +153,7 @@ func TestDeadBadInput(t *testing.T) {
 	t.Parallel()
 	e := newGroupEnv(t)
 	dead := e.stream.DeadLetters()
-	badName := e.c.DeadLetters(e.queue, "a:b")
+	badName := e.c.Stream(e.queue, "a:b").DeadLetters()
 	job := echomq.MustID("JOB", 1)
 	for _, tc := range []struct {
 		name    string

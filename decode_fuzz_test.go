@@ -31,7 +31,7 @@ func FuzzDecodeEvent(f *testing.F) {
 			if len(ev.Fields) != len(fields)-2 {
 				t.Fatalf("recovered id but kept %d of %d strings", len(ev.Fields), len(fields))
 			}
-			if _, ok := Fields(fields).Get(ReservedField); !ok {
+			if _, ok := Fields(fields).Get(reservedField); !ok {
 				t.Fatal("recovered an id without an id field")
 			}
 			return

@@ -9,7 +9,7 @@
 // settlement feed reads only settlements, and a new event type costs a new
 // name and nothing else.
 //
-//	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL")}) // redis://host:port
+//	client, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_URL")}) // redis://host:port
 //	// (a program may offer the in-process engine with package embedded:
 //	// URL: embedded.Or(os.Getenv("EMQ_URL")))
 //	defer client.Close()
@@ -19,7 +19,7 @@
 // # Ids
 //
 // Every entry carries an EVT [ID]: three brand letters and the base62 form of
-// a 63-bit [Snowflake] (41 bits of milliseconds since [Epoch], 10 bits of node,
+// a 63-bit [Snowflake] (41 bits of milliseconds since 2024-01-01 UTC, 10 bits of node,
 // 12 bits of sequence). The writer's [Minter] hands them out strictly
 // increasing. The id is stored in the entry as the field "id" (the receipt a
 // reader recovers without re-encoding), and it is mapped onto the entry id

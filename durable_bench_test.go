@@ -20,7 +20,7 @@ import (
 func BenchmarkDurableAppend(b *testing.B) {
 	master := echomqtest.Start(b)
 	echomqtest.StartReplica(b, master)
-	c, err := echomq.Connect(ctx, echomq.Config{URL: master.URL(), NodeID: new(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: master.URL(), NodeID: new(1), Notice: io.Discard, CallTimeout: benchCallTimeout})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, c.Close()) })
 	q := echomqtest.Queue(b)
@@ -34,8 +34,8 @@ func BenchmarkDurableAppend(b *testing.B) {
 	del := func(s *echomq.Stream) func() error {
 		return func() error { return vk.Do(ctx, vk.B().Del().Key(s.Key()).Build()).Error() }
 	}
-	appendPlain := func() error { _, err := plain.Append(ctx, benchPayload); return err }
-	appendDurable := func() error { _, err := durable.AppendWith(ctx, benchPayload, opts); return err }
+	appendPlain := func() error { _, err := plain.Append(ctx, benchPayload, nil); return err }
+	appendDurable := func() error { _, err := durable.Append(ctx, benchPayload, opts); return err }
 	b.Run("serial", func(b *testing.B) {
 		compareRounds(b, appendRound/8, "ops/s",
 			side{"plain", del(plain), func(n int) error { return repeat(n, appendPlain) }},

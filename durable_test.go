@@ -23,13 +23,13 @@ func TestDurableAppendReachesReplica(t *testing.T) {
 	rc := faultClient(t, replica.URL(), echomq.Config{NodeID: new(8)})
 	q := echomqtest.Queue(t)
 	for _, d := range []echomq.Durability{{Replicas: 1}, {Replicas: 1, Fsync: true, Timeout: 2 * time.Second}} {
-		id, err := c.Stream(q, "orders").AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: d})
+		id, err := c.Stream(q, "orders").Append(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: d})
 		require.NoError(t, err, "%+v", d)
 		got, err := rc.Stream(q, "orders").Read(ctx, echomq.All, nil)
 		require.NoError(t, err)
 		require.Equal(t, id, got[len(got)-1].ID, "the replica holds the acknowledged event")
 	}
-	ids, err := c.Stream(q, "batch").AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "1"), echomq.F("n", "2")},
+	ids, err := c.Stream(q, "batch").AppendBatch(ctx, []echomq.Fields{echomq.F("n", "1"), echomq.F("n", "2")},
 		&echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1}})
 	require.NoError(t, err)
 	got, err := rc.Stream(q, "batch").Read(ctx, echomq.All, nil)
@@ -50,7 +50,7 @@ func TestDurableAppendShortOfReplicas(t *testing.T) {
 	opts := &echomq.AppendOpts{Key: "order-1", Durable: echomq.Durability{Replicas: 1, Timeout: 300 * time.Millisecond}}
 
 	require.NoError(t, replica.Pause())
-	id, err := s.AppendWith(ctx, echomq.F("n", "1"), opts)
+	id, err := s.Append(ctx, echomq.F("n", "1"), opts)
 	var de *echomq.DurabilityError
 	require.ErrorAs(t, err, &de)
 	require.ErrorIs(t, err, echomq.ErrNotDurable)
@@ -69,7 +69,7 @@ func TestDurableAppendShortOfReplicas(t *testing.T) {
 	var again echomq.ID
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		again, err = s.AppendWith(ctx, echomq.F("n", "1"), opts)
+		again, err = s.Append(ctx, echomq.F("n", "1"), opts)
 		if !errors.Is(err, echomq.ErrNotDurable) || time.Now().After(deadline) {
 			break
 		}
@@ -81,7 +81,7 @@ func TestDurableAppendShortOfReplicas(t *testing.T) {
 	require.EqualValues(t, 1, info.Length, "written once")
 
 	// Two replicas asked of one: short, whatever the wait.
-	_, err = s.AppendWith(ctx, echomq.F("n", "2"), &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 2, Timeout: 100 * time.Millisecond}})
+	_, err = s.Append(ctx, echomq.F("n", "2"), &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 2, Timeout: 100 * time.Millisecond}})
 	require.ErrorAs(t, err, &de)
 	require.Equal(t, 1, de.Acked)
 }
@@ -101,7 +101,7 @@ func TestDurableAppendWithoutReplicas(t *testing.T) {
 	c := faultClient(t, srv.URL(), echomq.Config{})
 	s := c.Stream(echomqtest.Queue(t), "orders")
 	for _, fsync := range []bool{false, true} {
-		_, err := s.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1, Timeout: 50 * time.Millisecond, Fsync: fsync}})
+		_, err := s.Append(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1, Timeout: 50 * time.Millisecond, Fsync: fsync}})
 		var de *echomq.DurabilityError
 		require.ErrorAs(t, err, &de)
 		require.Zero(t, de.Acked)
@@ -132,11 +132,11 @@ func TestDurableAppendBadInput(t *testing.T) {
 		{"fsync without replicas", echomq.Durability{Fsync: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: tc.d})
+			_, err := s.Append(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: tc.d})
 			var ae *echomq.ArgumentError
 			require.ErrorAs(t, err, &ae)
 			require.ErrorIs(t, err, echomq.ErrInvalidArgument)
-			_, err = s.AppendBatchWith(ctx, []echomq.Fields{echomq.F("n", "1")}, &echomq.AppendOpts{Durable: tc.d})
+			_, err = s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "1")}, &echomq.AppendOpts{Durable: tc.d})
 			require.ErrorAs(t, err, &ae)
 			require.NotErrorIs(t, err, echomq.ErrUnavailable)
 		})
@@ -165,7 +165,7 @@ func TestDurableAppendWaitCutShort(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		id, err := s.AppendWith(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1, Timeout: 20 * time.Second}})
+		id, err := s.Append(ctx, echomq.F("n", "1"), &echomq.AppendOpts{Durable: echomq.Durability{Replicas: 1, Timeout: 20 * time.Second}})
 		done <- result{id, err}
 	}()
 	// Find the connection blocked in WAIT and end its wait with an error.

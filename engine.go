@@ -8,14 +8,14 @@ import (
 
 // Engine names of [Engine.Name].
 const (
-	EngineRedis    = "redis"
-	EngineValkey   = "valkey"
-	EngineEmbedded = "embedded"
+	engineRedis    = "redis"
+	engineValkey   = "valkey"
+	engineEmbedded = "embedded"
 )
 
-// PolicyNoEviction is the one maxmemory-policy under which the engine
+// policyNoEviction is the one maxmemory-policy under which the engine
 // never deletes a key by itself.
-const PolicyNoEviction = "noeviction"
+const policyNoEviction = "noeviction"
 
 // Engine is what a client knows of its engine: learnt at [Connect] in the
 // round trip that reads the engine's clock (INFO, never CONFIG or DEBUG,
@@ -26,7 +26,7 @@ const PolicyNoEviction = "noeviction"
 // "embedded", an empty Version, Policy "noeviction" (it never evicts) and
 // MaxMemory 0 (it has no limit); UsedMemory stays 0 and no watcher runs.
 type Engine struct {
-	// Name is "redis", "valkey" or "embedded" (EngineRedis, …).
+	// Name is "redis", "valkey" or "embedded".
 	Name string
 	// Version is the engine's own version (valkey_version on Valkey,
 	// redis_version on Redis); "" when unknown.
@@ -62,7 +62,7 @@ type Engine struct {
 
 // Evicting reports a maxmemory-policy under which the engine deletes keys
 // by itself when full: every known policy but "noeviction".
-func (e Engine) Evicting() bool { return e.Policy != "" && e.Policy != PolicyNoEviction }
+func (e Engine) Evicting() bool { return e.Policy != "" && e.Policy != policyNoEviction }
 
 // Headroom returns MaxMemory - UsedMemory (negative when above it) and
 // false when the engine has no limit (or it is unknown).
@@ -130,9 +130,9 @@ func infoFields(info string) map[string]string {
 // default sections.
 func engineFromInfo(info string, at time.Time) Engine {
 	f := infoFields(info)
-	e := Engine{Name: EngineRedis, Version: f["redis_version"], Cluster: f["cluster_enabled"] == "1", Checked: true, At: at}
-	if v, ok := f["valkey_version"]; ok || f["server_name"] == EngineValkey {
-		e.Name = EngineValkey
+	e := Engine{Name: engineRedis, Version: f["redis_version"], Cluster: f["cluster_enabled"] == "1", Checked: true, At: at}
+	if v, ok := f["valkey_version"]; ok || f["server_name"] == engineValkey {
+		e.Name = engineValkey
 		if ok {
 			e.Version = v
 		}

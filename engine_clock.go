@@ -42,7 +42,7 @@ type engineClock struct {
 	reading atomic.Pointer[clockReading]
 	hot     [hotSlots]atomic.Int64 // per slot: until when (since base) the stream is hot
 	// own is per slot the last id the engine chose for this client on a
-	// stream of that slot (a snowflake of [EngineNode], 0 for none): a top
+	// stream of that slot (a snowflake of node 1023, 0 for none): a top
 	// equal to it is this client's own append, not another writer's.
 	own [hotSlots]atomic.Int64
 	// sent is per slot the highest id this client sent as a plain XADD to
@@ -107,7 +107,7 @@ func (e *engineClock) nowMs(at time.Duration) (int64, bool) {
 func (e *engineClock) fast(key string, id ID) bool {
 	at := e.since()
 	now, fresh := e.nowMs(at)
-	if !fresh || id.snow.UnixMilli() > now+fastLead.Milliseconds() {
+	if !fresh || id.snow.unixMilli() > now+fastLead.Milliseconds() {
 		return false
 	}
 	return !e.isHot(key, at)
@@ -211,8 +211,8 @@ func (c *Client) engineNowMs(ctx context.Context) (int64, error) {
 	return now, nil
 }
 
-// AppendStats are a client's append counters since it connected.
-type AppendStats struct {
+// appendStats are a client's append counters since it connected.
+type appendStats struct {
 	// Records is how many records were appended (receipts returned, a
 	// deduplicated repeat included).
 	Records int64
@@ -237,10 +237,10 @@ type appendCounters struct {
 	records, plain, scripts, refused, arbitrated, contended atomic.Int64
 }
 
-// AppendStats returns the client's append counters.
-func (c *Client) AppendStats() AppendStats {
+// appendStats returns the client's append counters.
+func (c *Client) appendStats() appendStats {
 	s := &c.astats
-	return AppendStats{
+	return appendStats{
 		Records: s.records.Load(), Plain: s.plain.Load(), Scripts: s.scripts.Load(),
 		Refused: s.refused.Load(), Arbitrated: s.arbitrated.Load(), Contended: s.contended.Load(),
 	}

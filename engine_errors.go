@@ -67,14 +67,12 @@ func (e *EvictionError) Error() string {
 // Is makes errors.Is(err, ErrEvictingEngine) true.
 func (e *EvictionError) Is(target error) bool { return target == ErrEvictingEngine }
 
-// ScriptVerbs names what needs the engine's scripts (EVALSHA and EVAL):
+// scriptVerbs names what needs the engine's scripts (EVALSHA and EVAL):
 // nearly everything that writes. A user whose ACL denies them (-@scripting,
 // or an engine built without Lua) is refused at [Connect] with a
 // [*ScriptsError] that lists them.
-func ScriptVerbs() []string { return append([]string(nil), scriptVerbs...) }
-
 var scriptVerbs = []string{
-	"Stream.Append, AppendWith, AppendBatch (id arbitration, idempotency keys)",
+	"Stream.Append, AppendBatch (id arbitration, idempotency keys)",
 	"tables.Update (transactions)",
 	"Consumer and StreamSet consumers (dead letters, hand-back at stop)",
 	"Group.DeleteConsumer, Group.Reset",

@@ -19,15 +19,15 @@ func TestEngineFromInfo(t *testing.T) {
 	}{
 		{
 			"redis", "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\n\r\n# Memory\r\nused_memory:964104\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction\r\n\r\n# Cluster\r\ncluster_enabled:0\r\n",
-			Engine{Name: EngineRedis, Version: "7.0.15", Checked: true, Policy: "noeviction", UsedMemory: 964104, At: at},
+			Engine{Name: engineRedis, Version: "7.0.15", Checked: true, Policy: "noeviction", UsedMemory: 964104, At: at},
 		},
 		{
 			"valkey", "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n# Memory\r\nused_memory:1000\r\nmaxmemory:8388608\r\nmaxmemory_policy:allkeys-lru\r\n# Cluster\r\ncluster_enabled:1\r\n",
-			Engine{Name: EngineValkey, Version: "8.0.1", Cluster: true, Checked: true, Policy: "allkeys-lru", MaxMemory: 8 << 20, UsedMemory: 1000, At: at},
+			Engine{Name: engineValkey, Version: "8.0.1", Cluster: true, Checked: true, Policy: "allkeys-lru", MaxMemory: 8 << 20, UsedMemory: 1000, At: at},
 		},
 		{
 			"server_name only", "server_name:valkey\nredis_version:7.2.4\n",
-			Engine{Name: EngineValkey, Version: "7.2.4", Checked: true, At: at},
+			Engine{Name: engineValkey, Version: "7.2.4", Checked: true, At: at},
 		},
 	} {
 		require.Equal(t, tc.want, engineFromInfo(tc.info, at), tc.name)

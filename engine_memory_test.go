@@ -35,7 +35,7 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 
 	var mu sync.Mutex
 	handled := map[echomq.ID]bool{}
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "s", Group: "g", Name: "c1", Start: echomq.StartHead,
 		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error {
 			mu.Lock()
@@ -72,7 +72,7 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for fullErr == nil {
 		require.True(t, time.Now().Before(deadline), "the engine never filled")
-		ids, err := s.AppendBatch(ctx, batch)
+		ids, err := s.AppendBatch(ctx, batch, nil)
 		for _, id := range ids {
 			if !id.IsZero() {
 				receipts = append(receipts, id)
@@ -111,7 +111,7 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 	more := 0
 	require.Eventually(t, func() bool {
 		for more < 1000 {
-			ids, err := s.AppendBatch(ctx, batch)
+			ids, err := s.AppendBatch(ctx, batch, nil)
 			for _, id := range ids {
 				if !id.IsZero() {
 					receipts = append(receipts, id)
@@ -125,7 +125,7 @@ func TestMemoryTrialNoEviction(t *testing.T) {
 		}
 		return true
 	}, 60*time.Second, 100*time.Millisecond, "appends succeed after the archive trims")
-	after, err := s.Append(ctx, echomq.F("p", "after"))
+	after, err := s.Append(ctx, echomq.F("p", "after"), nil)
 	require.NoError(t, err)
 	receipts = append(receipts, after)
 
@@ -177,7 +177,7 @@ func TestFullEngineVerbs(t *testing.T) {
 	for i := range recs {
 		recs[i] = echomq.F("p", strings.Repeat("y", 512))
 	}
-	ids, err := s.AppendBatch(ctx, recs)
+	ids, err := s.AppendBatch(ctx, recs, nil)
 	require.NoError(t, err)
 	g := s.Group("g")
 	_, err = g.Create(ctx, echomq.StartHead)
@@ -187,17 +187,17 @@ func TestFullEngineVerbs(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _, _ = rawcmd.Do(context.Background(), c, "CONFIG", "SET", "maxmemory", "64mb") })
 
-	_, err = s.Append(ctx, echomq.F("k", "v"))
+	_, err = s.Append(ctx, echomq.F("k", "v"), nil)
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 	require.NotErrorIs(t, err, echomq.ErrUnavailable)
-	_, err = s.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "once"})
+	_, err = s.Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Key: "once"})
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 	_, err = s.Group("other").Create(ctx, echomq.StartHead)
 	require.ErrorIs(t, err, echomq.ErrEngineFull)
 
 	// A consumer (re)starting on the existing group reads and acknowledges.
 	got := make(chan echomq.ID, len(ids))
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "s", Group: "g", Name: "c1", Start: echomq.StartHead,
 		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error { got <- d.ID; return nil },
 	})

@@ -25,7 +25,7 @@ func (c *Client) probeEngine(ctx context.Context) error {
 		}
 	}
 	now := time.Now()
-	e := Engine{Name: EngineEmbedded, Policy: PolicyNoEviction, Checked: true, At: now}
+	e := Engine{Name: engineEmbedded, Policy: policyNoEviction, Checked: true, At: now}
 	switch {
 	case c.embedded != nil:
 		// miniredis answers INFO with its clients and stats sections only;

@@ -55,7 +55,7 @@ func TestEvictingEngineRefused(t *testing.T) {
 	for _, policy := range []string{"allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"} {
 		_, err := rawcmd.Do(ctx, admin, "CONFIG", "SET", "maxmemory-policy", policy)
 		require.NoError(t, err)
-		c, err := echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Notice: io.Discard})
+		c, err := echomq.Connect(ctx, &echomq.Config{URL: srv.URL(), Notice: io.Discard})
 		require.Nil(t, c, policy)
 		require.ErrorIs(t, err, echomq.ErrEvictingEngine, policy)
 		var ee *echomq.EvictionError
@@ -117,7 +117,7 @@ func TestScriptsDenied(t *testing.T) {
 	require.NoError(t, err)
 	url := func(user string) string { return strings.Replace(srv.URL(), "redis://", "redis://"+user+":pw@", 1) }
 
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url("noscript"), NodeID: new(2)})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url("noscript"), NodeID: new(2)})
 	require.Nil(t, c)
 	require.ErrorIs(t, err, echomq.ErrScriptsDenied)
 	require.ErrorIs(t, err, echomq.ErrPermission, "the refusal is the ACL's")
@@ -138,6 +138,6 @@ func TestScriptsDenied(t *testing.T) {
 	require.Empty(t, c.Engine().Policy)
 	require.True(t, c.Engine().Scripts)
 	require.Contains(t, logs.String(), "grant +info")
-	_, err = c.Stream(echomqtest.Queue(t), "s").Append(ctx, echomq.F("k", "v"))
+	_, err = c.Stream(echomqtest.Queue(t), "s").Append(ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 }

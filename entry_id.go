@@ -20,7 +20,7 @@ func Floor(t time.Time) EntryID { return EntryID{Ms: unixMs(t)} }
 
 // Ceil returns the largest entry id an EVT id minted at t's millisecond can
 // map to, "<ms>-4194303": the inclusive upper bound of a time window.
-func Ceil(t time.Time) EntryID { return EntryID{Ms: unixMs(t), Seq: MaxTail} }
+func Ceil(t time.Time) EntryID { return EntryID{Ms: unixMs(t), Seq: maxTail} }
 
 func unixMs(t time.Time) uint64 {
 	ms := t.UnixMilli()
@@ -74,11 +74,11 @@ func parseUint(s string) (n uint64, rest string, ok bool) {
 // String returns "<ms>-<seq>".
 func (e EntryID) String() string {
 	var b [41]byte
-	return string(e.AppendTo(b[:0]))
+	return string(e.appendTo(b[:0]))
 }
 
 // AppendTo appends "<ms>-<seq>" to b.
-func (e EntryID) AppendTo(b []byte) []byte {
+func (e EntryID) appendTo(b []byte) []byte {
 	b = strconv.AppendUint(b, e.Ms, 10)
 	b = append(b, '-')
 	return strconv.AppendUint(b, e.Seq, 10)
@@ -115,11 +115,11 @@ func (e EntryID) Next() (EntryID, bool) {
 func (e EntryID) Time() time.Time { return time.UnixMilli(int64(e.Ms)).UTC() }
 
 // Snowflake returns the snowflake an EVT id must have to map onto e, and
-// false when e is not the image of any snowflake (before [Epoch], past the
+// false when e is not the image of any snowflake (before 2024-01-01 UTC, past the
 // 41-bit range, or a sequence above the 22-bit tail).
 func (e EntryID) Snowflake() (Snowflake, bool) {
-	if e.Ms < uint64(Epoch) || e.Seq > MaxTail || e.Ms-uint64(Epoch) > maxTS {
+	if e.Ms < uint64(epoch) || e.Seq > maxTail || e.Ms-uint64(epoch) > maxTS {
 		return 0, false
 	}
-	return Snowflake(int64(e.Ms-uint64(Epoch))<<tailBits | int64(e.Seq)), true
+	return Snowflake(int64(e.Ms-uint64(epoch))<<tailBits | int64(e.Seq)), true
 }

@@ -17,7 +17,7 @@ var (
 	// [A-Za-z0-9._-]{1,128} (or a queue is named "emq"). See [NameError].
 	ErrInvalidName = keyspace.ErrInvalidName
 	// ErrReservedField: a payload names the field "id", which holds the
-	// record's branded id, or a field beginning with [ReservedPrefix]. See
+	// record's branded id, or a field beginning with "@" (the library's fields: a tagged event's "@pos" and "@tags"). See
 	// [FieldError].
 	ErrReservedField = errors.New("echomq: reserved field")
 	// ErrInvalidFields: a payload is not a list of name/value pairs.

@@ -19,11 +19,11 @@ func ExampleDurability() {
 
 	orders := client.Stream("shop", "order-placed")
 	opts := &echomq.AppendOpts{Key: "order-1001", Durable: echomq.Durability{Replicas: 1, Timeout: 100 * time.Millisecond}}
-	id, err := orders.AppendWith(ctx, echomq.F("order", "1001"), opts)
+	id, err := orders.Append(ctx, echomq.F("order", "1001"), opts)
 	if de, ok := errors.AsType[*echomq.DurabilityError](err); ok {
 		fmt.Println("written:", id == de.Receipts[0], "acknowledged by", de.Acked, "of", de.Want, "replicas via", de.Cmd)
 	}
-	again, err := orders.AppendWith(ctx, echomq.F("order", "1001"), opts)
+	again, err := orders.Append(ctx, echomq.F("order", "1001"), opts)
 	fmt.Println("retry returns the same receipt:", again == id, errors.Is(err, echomq.ErrNotDurable))
 	// Output:
 	// written: true acknowledged by 0 of 1 replicas via WAIT

@@ -20,15 +20,15 @@ func (appendLog) OnAppend(_ context.Context, a echomq.AppendInfo) {
 // implements one or more of the hook interfaces.
 func ExampleHook() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{appendLog{}}, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{appendLog{}}, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	s := client.Stream("shop", "orders")
-	_, _ = s.Append(ctx, echomq.F("sku", "A-1"))
-	_, _ = s.AppendBatch(ctx, []echomq.Fields{echomq.F("sku", "B-2"), echomq.F("sku", "C-3")})
-	_, _ = s.Append(ctx, echomq.F("odd"))
+	_, _ = s.Append(ctx, echomq.F("sku", "A-1"), nil)
+	_, _ = s.AppendBatch(ctx, []echomq.Fields{echomq.F("sku", "B-2"), echomq.F("sku", "C-3")}, nil)
+	_, _ = s.Append(ctx, echomq.F("odd"), nil)
 	fmt.Println(len(echomq.HooksOf[echomq.AppendHook](client)), len(echomq.HooksOf[echomq.TrimHook](client)))
 	// Output:
 	// appended 1 of 1 to shop/orders, err: false
@@ -44,7 +44,7 @@ func ExampleGroup_Lag() {
 	defer client.Close()
 	s := client.Stream("shop", "orders")
 	for range 5 {
-		if _, err := s.Append(ctx, echomq.F("sku", "A-1")); err != nil {
+		if _, err := s.Append(ctx, echomq.F("sku", "A-1"), nil); err != nil {
 			panic(err)
 		}
 	}

@@ -19,7 +19,7 @@ func ExampleStreamSet_Follower() {
 	for _, e := range []struct{ stream, fields string }{
 		{"room-opened", "ROM1"}, {"game-started", "GAM1"}, {"player-joined", "PLR1"}, {"guess-scored", "480"}, {"game-settled", "PLR1"},
 	} {
-		if _, err := client.Stream("cm", e.stream).Append(ctx, echomq.F("v", e.fields)); err != nil {
+		if _, err := client.Stream("cm", e.stream).Append(ctx, echomq.F("v", e.fields), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -57,7 +57,7 @@ func ExampleClient_StreamsPrefix() {
 	defer client.Close()
 
 	for _, s := range []string{"game-started", "game-settled", "guess-scored"} {
-		if _, err := client.Stream("cm", s).Append(ctx, echomq.F("n", "1")); err != nil {
+		if _, err := client.Stream("cm", s).Append(ctx, echomq.F("n", "1"), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -74,13 +74,13 @@ func ExampleClient_SetConsumer() {
 	defer client.Close()
 
 	for _, s := range []string{"room-opened", "guess-scored", "room-opened"} {
-		if _, err := client.Stream("cm", s).Append(ctx, echomq.F("n", "1")); err != nil {
+		if _, err := client.Stream("cm", s).Append(ctx, echomq.F("n", "1"), nil); err != nil {
 			panic(err)
 		}
 	}
 	done := make(chan struct{})
 	seen := 0
-	c, err := client.SetConsumer(echomq.SetConsumerConfig{
+	c, err := client.SetConsumer(&echomq.SetConsumerConfig{
 		Set: client.Streams("cm", "room-opened", "guess-scored"), Group: "feed", Start: echomq.StartHead,
 		Settle: time.Millisecond, Beat: 10 * time.Millisecond,
 		Handle: func(_ context.Context, d echomq.Delivery) error {
@@ -118,7 +118,7 @@ func ExampleGroup_Reset() {
 	scored := client.Stream("cm", "guess-scored")
 	var ids []echomq.ID
 	for _, p := range []string{"120", "480", "600"} {
-		id, _ := scored.Append(ctx, echomq.F("points", p))
+		id, _ := scored.Append(ctx, echomq.F("points", p), nil)
 		ids = append(ids, id)
 	}
 	g := scored.Group("notify")
@@ -136,7 +136,7 @@ func ExampleReplay() {
 
 	scored := client.Stream("cm", "guess-scored")
 	for _, p := range []string{"120", "480", "600", "90"} {
-		_, _ = scored.Append(ctx, echomq.F("points", p))
+		_, _ = scored.Append(ctx, echomq.F("points", p), nil)
 	}
 	t0 := time.Date(2026, 5, 1, 12, 0, 2, 0, time.UTC)
 	res, err := echomq.Replay(ctx, scored, echomq.Window(t0, t0.Add(time.Second)), &echomq.ReplayOpts{
@@ -157,9 +157,9 @@ func ExampleRetryAfter() {
 	client := exampleClient()
 	defer client.Close()
 
-	_, _ = client.Stream("cm", "guess-scored").Append(ctx, echomq.F("points", "480"))
+	_, _ = client.Stream("cm", "guess-scored").Append(ctx, echomq.F("points", "480"), nil)
 	done := make(chan struct{})
-	c, _ := client.Consumer(echomq.ConsumerConfig{
+	c, _ := client.Consumer(&echomq.ConsumerConfig{
 		Queue: "cm", Stream: "guess-scored", Group: "notify", Start: echomq.StartHead,
 		Beat: 10 * time.Millisecond, MinIdle: time.Hour,
 		Handle: func(_ context.Context, d echomq.Delivery) error {

@@ -17,7 +17,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +30,7 @@ func ExampleStream_Append() {
 	defer client.Close()
 
 	opened := client.Stream("cm", "room-opened")
-	id, err := opened.Append(ctx, echomq.F("room", "ROM0001", "set", "animals"))
+	id, err := opened.Append(ctx, echomq.F("room", "ROM0001", "set", "animals"), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -48,7 +48,7 @@ func ExampleWindow() {
 
 	scored := client.Stream("cm", "guess-scored")
 	for _, points := range []string{"120", "480", "600"} {
-		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points)); err != nil {
+		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -73,7 +73,7 @@ func ExampleStream_Scan() {
 
 	s := client.Stream("cm", "player-joined")
 	recs := []echomq.Fields{echomq.F("player", "ann"), echomq.F("player", "bob"), echomq.F("player", "cy")}
-	if _, err := s.AppendBatch(ctx, recs); err != nil {
+	if _, err := s.AppendBatch(ctx, recs, nil); err != nil {
 		panic(err)
 	}
 	// Page two at a time; memory holds one page.
@@ -96,7 +96,7 @@ func ExampleStream_Trim() {
 
 	s := client.Stream("cm", "game-settled")
 	for i := range 5 {
-		if _, err := s.Append(ctx, echomq.F("game", strconv.Itoa(i))); err != nil {
+		if _, err := s.Append(ctx, echomq.F("game", strconv.Itoa(i)), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -113,9 +113,9 @@ func ExampleStream_Append_reservedField() {
 	client := exampleClient()
 	defer client.Close()
 
-	_, err := client.Stream("cm", "room-opened").Append(context.Background(), echomq.F("id", "ROM1"))
+	_, err := client.Stream("cm", "room-opened").Append(context.Background(), echomq.F("id", "ROM1"), nil)
 	fmt.Println(err)
-	_, err = client.Stream("cm", "room-opened:archived").Append(context.Background(), nil)
+	_, err = client.Stream("cm", "room-opened:archived").Append(context.Background(), nil, nil)
 	fmt.Println(err)
 	// Output:
 	// echomq: append emq:{cm}:stream:room-opened: field "id": reserved for the record id; name the domain's identifier (room, game, player, …)

@@ -24,7 +24,7 @@ func ExampleNewTyped() {
 
 	opened := client.Stream("cm", "room-opened")
 	// An event written before the type had a version: v1.
-	if _, err := opened.Append(ctx, echomq.F("room", "ROM1", "theme", "animals", "seats", "4")); err != nil {
+	if _, err := opened.Append(ctx, echomq.F("room", "ROM1", "theme", "animals", "seats", "4"), nil); err != nil {
 		panic(err)
 	}
 	rooms := echomq.NewTyped[RoomOpened](opened, echomq.JSONFields[RoomOpened](), &echomq.TypedOpts{
@@ -32,7 +32,7 @@ func ExampleNewTyped() {
 			func(f echomq.Fields) (echomq.Fields, error) { return f.Rename("theme", "set"), nil }, // v1 → v2
 		},
 	})
-	if _, err := rooms.Append(ctx, RoomOpened{Room: "ROM2", Set: "flags", Seats: 6}); err != nil {
+	if _, err := rooms.Append(ctx, RoomOpened{Room: "ROM2", Set: "flags", Seats: 6}, nil); err != nil {
 		panic(err)
 	}
 	evs, err := rooms.Read(ctx, echomq.All, nil)
@@ -42,7 +42,7 @@ func ExampleNewTyped() {
 	for _, ev := range evs {
 		fmt.Printf("v%d %+v\n", ev.Version, ev.Value)
 	}
-	raw, _ := opened.ReadLatest(ctx, 1)
+	raw, _ := opened.Read(ctx, echomq.All, &echomq.ReadOpts{Count: 1, Reverse: true})
 	fmt.Println(raw[0].Fields)
 	// Output:
 	// v1 {Room:ROM1 Set:animals Seats:4}
@@ -68,13 +68,13 @@ func ExampleTyped_Handler() {
 
 	opened := client.Stream("cm", "room-opened")
 	rooms := echomq.NewTyped[RoomOpened](opened, nil, nil)
-	_, _ = rooms.Append(ctx, RoomOpened{Room: "ROM1", Set: "animals", Seats: 4})
-	_, _ = opened.Append(ctx, echomq.F("room", "ROM2", "seats", "many")) // does not decode
-	_, _ = rooms.Append(ctx, RoomOpened{Room: "ROM3", Set: "flags", Seats: 2})
+	_, _ = rooms.Append(ctx, RoomOpened{Room: "ROM1", Set: "animals", Seats: 4}, nil)
+	_, _ = opened.Append(ctx, echomq.F("room", "ROM2", "seats", "many"), nil) // does not decode
+	_, _ = rooms.Append(ctx, RoomOpened{Room: "ROM3", Set: "flags", Seats: 2}, nil)
 
 	done := make(chan struct{})
 	seen := 0
-	c, err := client.Consumer(echomq.ConsumerConfig{
+	c, err := client.Consumer(&echomq.ConsumerConfig{
 		Queue: "cm", Stream: "room-opened", Group: "lobby", Start: echomq.StartHead,
 		Beat: 10 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 		Handle: rooms.Handler(func(_ context.Context, d echomq.TypedDelivery[RoomOpened]) error {

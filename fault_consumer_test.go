@@ -23,7 +23,7 @@ func TestConsumerStartsDuringOutage(t *testing.T) {
 	c := faultClient(t, srv.URL(), echomq.Config{Logger: log.Logger()})
 	q := echomqtest.Queue(t)
 	got := make(chan string, 10)
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "ev", Group: "g", Start: echomq.StartHead,
 		Beat: 200 * time.Millisecond, Logger: log.Logger(),
 		Handle: func(_ context.Context, d echomq.Delivery) error { got <- d.Fields[1]; return nil },
@@ -63,7 +63,7 @@ func TestConsumerStopsOnPermanentError(t *testing.T) {
 	q := echomqtest.Queue(t)
 	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "plain", Group: "g", Start: echomq.StartHead,
 		Logger: log.Logger(), Handle: func(context.Context, echomq.Delivery) error { return nil },
 	})

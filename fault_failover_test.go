@@ -102,7 +102,7 @@ func appendThrough(t *testing.T, c *echomq.Client, q string, durable bool, fault
 	for range 8 {
 		wg.Go(func() {
 			for actx.Err() == nil {
-				id, err := s.AppendWith(actx, echomq.F("n", payload), opts)
+				id, err := s.Append(actx, echomq.F("n", payload), opts)
 				mu.Lock()
 				switch {
 				case err == nil:

@@ -31,14 +31,14 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	quiet := slog.New(slog.DiscardHandler)
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), NodeLeaseTTL: leaseTTL, Logger: quiet})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: srv.URL(), NodeLeaseTTL: leaseTTL, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "ev")
-	_, err = s.Append(context.Background(), echomq.Fields{"n", "0"})
+	_, err = s.Append(context.Background(), echomq.Fields{"n", "0"}, nil)
 	require.NoError(t, err)
-	old, err := c.NodeID(context.Background(), q)
+	old, err := echomq.NodeIDOf(context.Background(), c, q)
 	require.NoError(t, err)
 
 	require.NoError(t, srv.Pause())
@@ -48,7 +48,7 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 	_, err = c.MintID(context.Background(), q, echomq.BrandEvent)
 	require.ErrorIs(t, err, echomq.ErrNodeLeaseLapsed, "no mint under a node another process may hold")
 	start := time.Now()
-	_, err = s.Append(context.Background(), echomq.Fields{"n", "1"})
+	_, err = s.Append(context.Background(), echomq.Fields{"n", "1"}, nil)
 	require.ErrorIs(t, err, echomq.ErrNodeLeaseLapsed)
 	require.ErrorIs(t, err, echomq.ErrUnavailable)
 	t.Logf("append with a lapsed lease refused after %v", time.Since(start))
@@ -61,14 +61,14 @@ func TestLeaseLapseStopsMinting(t *testing.T) {
 
 	var id echomq.ID
 	require.Eventually(t, func() bool {
-		id, err = s.Append(context.Background(), echomq.Fields{"n", "2"})
+		id, err = s.Append(context.Background(), echomq.Fields{"n", "2"}, nil)
 		return err == nil
 	}, 30*time.Second, 50*time.Millisecond, "minting resumes under a new lease: %v", err)
 	snow, _ := id.EntryID().Snowflake()
 	if taken != nil {
 		require.NotEqual(t, old, snow.Node(), "the new node id is not the one taken")
 	}
-	now, err := c.NodeID(context.Background(), q)
+	now, err := echomq.NodeIDOf(context.Background(), c, q)
 	require.NoError(t, err)
 	require.Equal(t, now, snow.Node())
 }
@@ -83,7 +83,7 @@ func TestConfiguredNodeIgnoresLease(t *testing.T) {
 	time.Sleep(leaseTTL + time.Second) // sleep: the pause outlasts the lease
 	require.NoError(t, srv.Resume())
 	q := echomqtest.Queue(t)
-	id, err := c.Stream(q, "ev").Append(context.Background(), echomq.Fields{"n", "0"})
+	id, err := c.Stream(q, "ev").Append(context.Background(), echomq.Fields{"n", "0"}, nil)
 	require.NoError(t, err)
 	snow, _ := id.EntryID().Snowflake()
 	require.Equal(t, 42, snow.Node())
@@ -103,7 +103,7 @@ func TestLeaseHelperProcess(t *testing.T) {
 		t.Skip("runs only as a minting child process")
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	c, err := echomq.Connect(context.Background(), echomq.Config{
+	c, err := echomq.Connect(context.Background(), &echomq.Config{
 		URL: os.Getenv("EMQ_LH_URL"), NodeLeaseTTL: leaseTTL,
 		Logger: quiet, CallTimeout: time.Second,
 	})
@@ -115,7 +115,7 @@ func TestLeaseHelperProcess(t *testing.T) {
 	var out strings.Builder
 	lapsed := 0
 	for deadline := time.Now().Add(runFor); time.Now().Before(deadline); {
-		id, err := s.Append(context.Background(), echomq.Fields{"p", os.Getenv("EMQ_LH_NAME")})
+		id, err := s.Append(context.Background(), echomq.Fields{"p", os.Getenv("EMQ_LH_NAME")}, nil)
 		if err != nil {
 			require.ErrorIs(t, err, echomq.ErrUnavailable)
 			if errors.Is(err, echomq.ErrNodeLeaseLapsed) {

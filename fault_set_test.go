@@ -19,7 +19,7 @@ import (
 func appendSetN(t *testing.T, streams []*echomq.Stream, from, n int) {
 	t.Helper()
 	for i := from; i < from+n; i++ {
-		_, err := streams[i%len(streams)].Append(context.Background(), echomq.Fields{"n", itoa(i)})
+		_, err := streams[i%len(streams)].Append(context.Background(), echomq.Fields{"n", itoa(i)}, nil)
 		require.NoError(t, err)
 	}
 }
@@ -90,7 +90,7 @@ func TestSetConsumerThroughEngineRestart(t *testing.T) {
 	streams := []*echomq.Stream{c.Stream(q, "a"), c.Stream(q, "b")}
 	const before, after = 20, 20
 	tally := newFollowTally(4 * (before + after)) // at least once: room for repeats
-	sc, err := c.SetConsumer(echomq.SetConsumerConfig{
+	sc, err := c.SetConsumer(&echomq.SetConsumerConfig{
 		Set: c.Streams(q, "a", "b"), Group: "g", Start: echomq.StartHead,
 		Beat: 500 * time.Millisecond, Settle: 100 * time.Millisecond,
 		Handle: func(_ context.Context, d echomq.Delivery) error { tally.add(d.Fields[1]); return nil },
@@ -134,7 +134,7 @@ func TestSetConsumerStopsOnPermanentError(t *testing.T) {
 	q := echomqtest.Queue(t)
 	_, err := rawcmd.Do(context.Background(), c, "SET", "emq:{"+q+"}:stream:plain", "v")
 	require.NoError(t, err)
-	sc, err := c.SetConsumer(echomq.SetConsumerConfig{
+	sc, err := c.SetConsumer(&echomq.SetConsumerConfig{
 		Set: c.Streams(q, "plain", "other"), Group: "g", Start: echomq.StartHead,
 		Handle: func(context.Context, echomq.Delivery) error { return nil },
 	})

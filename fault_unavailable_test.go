@@ -40,7 +40,7 @@ func faultClient(t *testing.T, url string, cfg echomq.Config) *echomq.Client {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c, err := echomq.Connect(context.Background(), cfg)
+	c, err := echomq.Connect(context.Background(), &cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
@@ -57,7 +57,7 @@ func boundOf(d time.Duration) time.Duration { return 2*d + 5*time.Second }
 func appendN(t *testing.T, s *echomq.Stream, from, n int) {
 	t.Helper()
 	for i := from; i < from+n; i++ {
-		_, err := s.Append(context.Background(), echomq.Fields{"n", itoa(i)})
+		_, err := s.Append(context.Background(), echomq.Fields{"n", itoa(i)}, nil)
 		require.NoError(t, err)
 	}
 }
@@ -85,7 +85,7 @@ func TestOutagePausedEngineReadReturnsUnavailable(t *testing.T) {
 		reads++
 
 		start = time.Now()
-		_, err = s.Append(context.Background(), echomq.Fields{"n", "lost?"})
+		_, err = s.Append(context.Background(), echomq.Fields{"n", "lost?"}, nil)
 		require.ErrorIs(t, err, echomq.ErrUnavailable, "an append to a hung engine")
 		t.Logf("append during the pause returned after %v", time.Since(start).Round(time.Millisecond))
 	}
@@ -121,7 +121,7 @@ func TestOutageKilledEngineReadReturnsUnavailable(t *testing.T) {
 		require.ErrorIs(t, err, echomq.ErrUnavailable, "a read while the engine is down")
 		require.Less(t, took, boundOf(callTimeout))
 		worst = max(worst, took)
-		_, err = s.Append(context.Background(), echomq.Fields{"n", "x"})
+		_, err = s.Append(context.Background(), echomq.Fields{"n", "x"}, nil)
 		require.ErrorIs(t, err, echomq.ErrUnavailable, "an append while the engine is down")
 	}
 	t.Logf("engine down %v: slowest read returned after %v", outage, worst.Round(time.Millisecond))

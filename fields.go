@@ -3,7 +3,7 @@ package echomq
 // Fields is an event's payload: field names and values, flat and in order
 // (name, value, name, value, …). Values are binary-safe. The name "id" is
 // reserved for the record's branded id, and names beginning with "@"
-// ([ReservedPrefix]) for fields the library writes (a tagged event's
+// ("@") for fields the library writes (a tagged event's
 // "@pos" and "@tags").
 type Fields []string
 
@@ -15,18 +15,15 @@ type Fields []string
 // [*FieldError] matching [ErrInvalidFields].
 func F(kv ...string) Fields { return Fields(kv) }
 
-// ReservedField is the payload field that holds the record's branded id.
-const ReservedField = "id"
+// reservedField is the payload field that holds the record's branded id.
+const reservedField = "id"
 
-// ReservedPrefix begins the names of the payload fields the library owns:
+// reservedPrefix begins the names of the payload fields the library owns:
 // a tagged event (AppendOpts.Tags) stores its queue position as "@pos" and
 // its tags as "@tags", right after "id". A payload may not name a field
 // with it; reads return those fields as [Event.Position] and [Event.Tags],
 // not in [Event.Fields].
-const ReservedPrefix = "@"
-
-// Len returns the number of pairs.
-func (f Fields) Len() int { return len(f) / 2 }
+const reservedPrefix = "@"
 
 // Get returns the value of the first field named name.
 func (f Fields) Get(name string) (string, bool) {
@@ -62,10 +59,10 @@ func (f Fields) Validate() error {
 		return &FieldError{Reason: "odd number of strings: want name/value pairs", err: ErrInvalidFields}
 	}
 	for i := 0; i < len(f); i += 2 {
-		if f[i] == ReservedField {
-			return &FieldError{Field: ReservedField, Reason: "reserved for the record id; name the domain's identifier (room, game, player, …)", err: ErrReservedField}
+		if f[i] == reservedField {
+			return &FieldError{Field: reservedField, Reason: "reserved for the record id; name the domain's identifier (room, game, player, …)", err: ErrReservedField}
 		}
-		if len(f[i]) > 0 && f[i][0] == ReservedPrefix[0] {
+		if len(f[i]) > 0 && f[i][0] == reservedPrefix[0] {
 			return &FieldError{Field: f[i], Reason: `names beginning with "@" are reserved for the library's fields (a tagged event's "@pos", "@tags")`, err: ErrReservedField}
 		}
 	}

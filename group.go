@@ -32,18 +32,6 @@ func (s Start) String() string {
 	return fmt.Sprintf("Start(%d)", int(s))
 }
 
-// ParseStart parses "new" or "head" (as a command line gives them); anything
-// else returns an [*ArgumentError].
-func ParseStart(s string) (Start, error) {
-	switch s {
-	case "new":
-		return StartNew, nil
-	case "head":
-		return StartHead, nil
-	}
-	return 0, &ArgumentError{Name: "start", Reason: fmt.Sprintf("%q: want new or head", s)}
-}
-
 func (s Start) entryID() (string, error) {
 	switch s {
 	case StartNew:

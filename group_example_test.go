@@ -18,13 +18,13 @@ func ExampleClient_Consumer() {
 
 	scored := client.Stream("cm", "guess-scored")
 	for _, points := range []string{"120", "480", "600"} {
-		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points)); err != nil {
+		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points), nil); err != nil {
 			panic(err)
 		}
 	}
 
 	handled := 0
-	c, err := client.Consumer(echomq.ConsumerConfig{
+	c, err := client.Consumer(&echomq.ConsumerConfig{
 		Queue: "cm", Stream: "guess-scored", Group: "notify", Name: "notifier-1",
 		Start: echomq.StartHead, // a new group reads the stream from its oldest entry
 		Beat:  50 * time.Millisecond,
@@ -62,11 +62,11 @@ func ExampleDeadLetters() {
 
 	scored := client.Stream("cm", "guess-scored")
 	for _, points := range []string{"x1", "480"} {
-		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points)); err != nil {
+		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points), nil); err != nil {
 			panic(err)
 		}
 	}
-	c, err := client.Consumer(echomq.ConsumerConfig{
+	c, err := client.Consumer(&echomq.ConsumerConfig{
 		Queue: "cm", Stream: "guess-scored", Group: "tally", Start: echomq.StartHead,
 		MinIdle: 50 * time.Millisecond, Beat: 10 * time.Millisecond, MaxDeliveries: 2,
 		Logger: slog.New(slog.DiscardHandler),

@@ -5,12 +5,12 @@ import (
 	"fmt"
 )
 
-// DefaultCountLimit is the default bound of [Stream.CountAfter] and
+// defaultCountLimit is the default bound of [Stream.CountAfter] and
 // [Group.Lag]: the most entries one count reads on each side of its id.
-const DefaultCountLimit = 10_000
+const defaultCountLimit = 10_000
 
-// MaxCountLimit is the largest limit [Stream.CountAfter] accepts.
-const MaxCountLimit = 10_000_000
+// maxCountLimit is the largest limit [Stream.CountAfter] accepts.
+const maxCountLimit = 10_000_000
 
 // Count is the answer of [Stream.CountAfter].
 type Count struct {
@@ -28,18 +28,18 @@ type Count struct {
 // without a scan; otherwise it reads at most limit entries above the id,
 // then at most limit at or below it (and subtracts from the length); when
 // both sides hold limit or more, the answer is limit, not Exact. limit 0
-// means [DefaultCountLimit]. Errors: the handle's [*NameError], an
-// [*ArgumentError] for a limit outside 0..[MaxCountLimit] (before any I/O),
+// means 10 000. Errors: the handle's [*NameError], an
+// [*ArgumentError] for a limit outside 0..10 000 000 (before any I/O),
 // [ErrWrongType], the engine's errors.
 func (s *Stream) CountAfter(ctx context.Context, after EntryID, limit int64) (Count, error) {
 	if err := s.ready(ctx); err != nil {
 		return Count{}, opError("count", s.key, err)
 	}
-	if limit < 0 || limit > MaxCountLimit {
-		return Count{}, opError("count", s.key, &ArgumentError{Name: "limit", Reason: fmt.Sprintf("%d is outside 0..%d", limit, MaxCountLimit)})
+	if limit < 0 || limit > maxCountLimit {
+		return Count{}, opError("count", s.key, &ArgumentError{Name: "limit", Reason: fmt.Sprintf("%d is outside 0..%d", limit, maxCountLimit)})
 	}
 	if limit == 0 {
-		limit = DefaultCountLimit
+		limit = defaultCountLimit
 	}
 	var from string
 	if after != (EntryID{}) {
@@ -70,7 +70,7 @@ type GroupLag struct {
 
 // Lag returns the group's lag counted by EchoMQ: the entries above its last
 // delivered id, with [Stream.CountAfter]'s bounded cost (limit 0 means
-// [DefaultCountLimit]). Errors: the handle's [*NameError];
+// 10 000). Errors: the handle's [*NameError];
 // [ErrGroupNotFound] when the stream has no such group; others as
 // [Stream.CountAfter].
 func (g *Group) Lag(ctx context.Context, limit int64) (GroupLag, error) {

@@ -43,7 +43,7 @@ type EngineCall struct {
 	Err error
 }
 
-// AppendHook observes appends: [Stream.Append], AppendWith, AppendID, the
+// AppendHook observes appends: [Stream.Append], AppendBatch, AppendID, the
 // batches, and the appends of a transaction (package tables, Tx.Append),
 // each reported as one append once its commit wrote it (Start is when Tx.Append was
 // called), or failed with an error that leaves it unknown whether it was
@@ -170,14 +170,14 @@ type TrimHook interface {
 
 // Trim origins of [TrimInfo.By].
 const (
-	TrimByCaller  = "trim"    // Stream.Trim (the retention driver included)
-	TrimByArchive = "archive" // the archiver's trim at its watermark
+	trimByCaller  = "trim"    // Stream.Trim (the retention driver included)
+	trimByArchive = "archive" // the archiver's trim at its watermark
 )
 
 // TrimInfo is one trim.
 type TrimInfo struct {
 	Queue, Stream string
-	// By is [TrimByCaller] or [TrimByArchive].
+	// By is "trim" (a [Stream.Trim]) or "archive" (the archive package).
 	By string
 	// Removed is the number of entries removed.
 	Removed  int64
@@ -187,7 +187,6 @@ type TrimInfo struct {
 
 // Hooks returns a copy of the hooks the client was configured with
 // ([Config.Hooks]).
-func (c *Client) Hooks() []Hook { return append([]Hook(nil), c.cfg.Hooks...) }
 
 // HooksOf returns the hooks of c that implement T, in configuration order;
 // nil when there are none. A package built on a Client calls it once, when

@@ -75,7 +75,7 @@ func (s *Stream) appended(ctx context.Context, a AppendInfo) {
 	}
 }
 
-// appendObserved is AppendWith with the client's append hooks.
+// appendObserved is Append with the client's append hooks.
 func (s *Stream) appendObserved(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	start := time.Now()
 	ok := s.err == nil && s.c.checkFields(f) == nil && opts.validate() == nil
@@ -92,7 +92,7 @@ func (s *Stream) appendObserved(ctx context.Context, f Fields, opts AppendOpts) 
 // appendIDObserved is AppendID with the client's append hooks.
 func (s *Stream) appendIDObserved(ctx context.Context, id ID, f Fields) error {
 	start := time.Now()
-	ok := s.err == nil && !id.IsZero() && id.Is(BrandEvent) && s.c.checkFields(f) == nil
+	ok := s.err == nil && !id.IsZero() && id.isEvent() && s.c.checkFields(f) == nil
 	ctx, rs := s.prepared(ctx, []Fields{f}, ok)
 	err := s.appendID(ctx, id, rs[0])
 	a := AppendInfo{Records: 1, ID: id, Start: start, Err: err}
@@ -103,7 +103,7 @@ func (s *Stream) appendIDObserved(ctx context.Context, id ID, f Fields) error {
 	return err
 }
 
-// appendBatchObserved is AppendBatchWith with the client's append hooks.
+// appendBatchObserved is AppendBatch with the client's append hooks.
 func (s *Stream) appendBatchObserved(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	start := time.Now()
 	ok := s.err == nil && opts.validate() == nil
@@ -140,7 +140,7 @@ func (s *Stream) readObserved(ctx context.Context, r Range, opts *ReadOpts) ([]E
 func (s *Stream) trimObserved(ctx context.Context, t TrimSpec) (TrimResult, error) {
 	start := time.Now()
 	res, err := s.trimReport(ctx, t)
-	info := TrimInfo{Queue: s.queue, Stream: s.name, By: TrimByCaller, Removed: res.Removed, Duration: time.Since(start), Err: err}
+	info := TrimInfo{Queue: s.queue, Stream: s.name, By: trimByCaller, Removed: res.Removed, Duration: time.Since(start), Err: err}
 	for _, h := range s.c.hooks.trim {
 		h.OnTrim(ctx, info)
 	}

@@ -108,11 +108,11 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "hooked")
 
-	id, err := s.Append(ctx, echomq.F("n", "1"))
+	id, err := s.Append(ctx, echomq.F("n", "1"), nil)
 	require.NoError(t, err)
-	ids, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "2"), echomq.F("n", "3")})
+	ids, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "2"), echomq.F("n", "3")}, nil)
 	require.NoError(t, err)
-	_, err = s.Append(ctx, echomq.F("odd"))
+	_, err = s.Append(ctx, echomq.F("odd"), nil)
 	require.ErrorIs(t, err, echomq.ErrInvalidFields)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestHooksAppendReadTrim(t *testing.T) {
 	require.Len(t, got.trims, 1)
 	require.Equal(t, echomq.TrimInfo{Queue: q, Stream: "hooked", By: echomq.TrimByCaller, Removed: 2, Duration: got.trims[0].Duration}, got.trims[0])
 	require.Positive(t, got.calls["XADD"], "engine calls: %v", got.calls)
-	require.Len(t, c.Hooks(), 2)
+	require.Len(t, echomq.HooksOf[echomq.Hook](c), 2)
 	require.Len(t, echomq.HooksOf[echomq.AppendHook](c), 1)
 	require.Empty(t, echomq.HooksOf[lanes.JobHook](c), "a feature package finds only the hooks of its own interface")
 }
@@ -160,10 +160,10 @@ func TestHooksPrepareAddsFields(t *testing.T) {
 	// Spare capacity: a hook appending in place would write into it.
 	f := make(echomq.Fields, 2, 8)
 	copy(f, []string{"k", "v"})
-	_, err := s.Append(ctx, f)
+	_, err := s.Append(ctx, f, nil)
 	require.NoError(t, err)
 	require.NoError(t, s.AppendID(ctx, mint(t, c, s.Queue(), echomq.BrandEvent), f))
-	_, err = s.AppendBatch(ctx, []echomq.Fields{f})
+	_, err = s.AppendBatch(ctx, []echomq.Fields{f}, nil)
 	require.NoError(t, err)
 	require.Equal(t, echomq.F("k", "v"), f)
 	require.Empty(t, f[:4][2], "the caller's array is untouched")
@@ -181,11 +181,11 @@ func TestHooksConsumer(t *testing.T) {
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL(), Hooks: []echomq.Hook{rec}})
 	s := c.Stream(echomqtest.Queue(t), "consumed")
 	for _, v := range []string{"ok", "bad", "ok"} {
-		_, err := s.Append(ctx, echomq.F("v", v))
+		_, err := s.Append(ctx, echomq.F("v", v), nil)
 		require.NoError(t, err)
 	}
 	boom := errors.New("boom")
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: s.Queue(), Stream: s.Name(), Group: "g", Start: echomq.StartHead, Logger: discardLog,
 		MinIdle: 100 * time.Millisecond, Beat: 20 * time.Millisecond, MaxDeliveries: 2,
 		Handle: func(_ context.Context, d echomq.Delivery) error {
@@ -235,7 +235,7 @@ func TestGroupLag(t *testing.T) {
 	ids := make([]echomq.ID, 10)
 	for i := range ids {
 		var err error
-		ids[i], err = s.Append(ctx, echomq.F("i", itoa(i)))
+		ids[i], err = s.Append(ctx, echomq.F("i", itoa(i)), nil)
 		require.NoError(t, err)
 	}
 	g := s.Group("g")
@@ -276,7 +276,7 @@ func TestGroupLag(t *testing.T) {
 	big := c.Stream(s.Queue(), "big")
 	var mid echomq.ID
 	for i := range 9 {
-		id, err := big.Append(ctx, echomq.F("i", itoa(i)))
+		id, err := big.Append(ctx, echomq.F("i", itoa(i)), nil)
 		require.NoError(t, err)
 		if i == 4 {
 			mid = id

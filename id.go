@@ -9,7 +9,7 @@ import (
 const (
 	brandLen   = 3
 	base62Len  = 11
-	IDLen      = brandLen + base62Len // 14 bytes on the wire
+	idLen      = brandLen + base62Len // 14 bytes on the wire
 	base62Max  = "AzL8n0Y58m7"        // base62(2^63-1): the byte-wise range guard
 	base62Alph = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
@@ -86,8 +86,8 @@ func checkBrand(brand string) error {
 // [ErrMalformedID]) for the wrong length, a brand that is not three uppercase
 // letters, a byte outside the base62 alphabet, or a value above 2^63-1.
 func ParseID(s string) (ID, error) {
-	if len(s) != IDLen {
-		return ID{}, &IDError{Input: s, Reason: fmt.Sprintf("length %d, want %d", len(s), IDLen)}
+	if len(s) != idLen {
+		return ID{}, &IDError{Input: s, Reason: fmt.Sprintf("length %d, want %d", len(s), idLen)}
 	}
 	if err := checkBrand(s[:brandLen]); err != nil {
 		return ID{}, &IDError{Input: s, Reason: "brand must be 3 uppercase letters"}
@@ -111,7 +111,7 @@ func ParseEventID(s string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	if !id.Is(BrandEvent) {
+	if !id.isEvent() {
 		return ID{}, &KindError{Want: BrandEvent, Got: id.Brand()}
 	}
 	return id, nil
@@ -125,10 +125,8 @@ func (id ID) Brand() string {
 	return string(id.brand[:])
 }
 
-// Is reports whether the id carries the given brand.
-func (id ID) Is(brand string) bool {
-	return len(brand) == brandLen && string(id.brand[:]) == brand
-}
+// isEvent reports whether the id carries the [BrandEvent] brand.
+func (id ID) isEvent() bool { return string(id.brand[:]) == BrandEvent }
 
 // Snowflake returns the id's snowflake.
 func (id ID) Snowflake() Snowflake { return id.snow }
@@ -167,7 +165,7 @@ func (id ID) String() string {
 	if id.IsZero() {
 		return ""
 	}
-	var b [IDLen]byte
+	var b [idLen]byte
 	return string(id.appendTo(b[:0]))
 }
 
@@ -175,7 +173,7 @@ func (id ID) String() string {
 func (id ID) AppendText(b []byte) ([]byte, error) { return id.appendTo(b), nil }
 
 // MarshalText returns the 14-byte text form.
-func (id ID) MarshalText() ([]byte, error) { return id.appendTo(make([]byte, 0, IDLen)), nil }
+func (id ID) MarshalText() ([]byte, error) { return id.appendTo(make([]byte, 0, idLen)), nil }
 
 // UnmarshalText parses the 14-byte text form; see [ParseID].
 func (id *ID) UnmarshalText(b []byte) error {

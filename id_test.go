@@ -261,7 +261,7 @@ func TestMinterAdvancePast(t *testing.T) {
 			require.Equal(t, tc.node, next.Node())
 			if tc.topTS > 1000 {
 				// Not above by more than needed: the same or the next millisecond.
-				require.LessOrEqual(t, next.Millis(), tc.topTS+1)
+				require.LessOrEqual(t, echomq.SnowflakeMillis(next), tc.topTS+1)
 			}
 		})
 	}
@@ -273,11 +273,11 @@ func TestMinterSetNode(t *testing.T) {
 	m, err := echomq.NewMinter(1000, frozen)
 	require.NoError(t, err)
 	a := m.Next()
-	require.NoError(t, m.SetNode(2))
+	require.NoError(t, echomq.SetMinterNode(m, 2))
 	b := m.Next()
 	require.Greater(t, b, a, "a smaller node id must not mint below earlier ids")
 	require.Equal(t, 2, b.Node())
-	require.Error(t, m.SetNode(1024))
+	require.Error(t, echomq.SetMinterNode(m, 1024))
 	_, err = echomq.NewMinter(-1, nil)
 	require.ErrorIs(t, err, echomq.ErrMalformedID)
 }

@@ -12,7 +12,7 @@ import (
 
 // onceLease is how long a running handler holds its record's marker when
 // its context carries no deadline.
-const onceLease = DefaultMinIdle
+const onceLease = defaultMinIdle
 
 // onceDone is the marker value of a record handled successfully.
 const onceDone = "done"

@@ -29,7 +29,7 @@ func TestNodeLease(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, keys, "nothing is leased before the queue's first use")
 	nodeOf := func(c *echomq.Client) int {
-		n, err := c.NodeID(ctx, q)
+		n, err := echomq.NodeIDOf(ctx, c, q)
 		require.NoError(t, err)
 		return n
 	}
@@ -64,7 +64,7 @@ func TestNodeLease(t *testing.T) {
 	require.NoError(t, b.Close())
 	require.False(t, exists(t, a, "emq:{"+q+"}:node:"+itoa(nb)), "Close frees the node id")
 	require.NoError(t, b.Close(), "Close is idempotent")
-	_, err = b.Stream("q", "s").Append(ctx, nil)
+	_, err = b.Stream("q", "s").Append(ctx, nil, nil)
 	require.ErrorIs(t, err, echomq.ErrClosed)
 }
 
@@ -84,10 +84,10 @@ func TestNodeLeasePerQueue(t *testing.T) {
 	_, err := rawcmd.Do(ctx, hog, args...)
 	require.NoError(t, err)
 	c := connect(t, echomq.Config{URL: srv.URL()}) // Connect leases nothing
-	_, err = c.Stream(full, "ev").Append(ctx, echomq.F("k", "v"))
+	_, err = c.Stream(full, "ev").Append(ctx, echomq.F("k", "v"), nil)
 	require.ErrorIs(t, err, echomq.ErrNoFreeNode)
 	require.False(t, exists(t, c, c.Stream(full, "ev").Key()), "nothing written")
-	id, err := c.Stream(free, "ev").Append(ctx, echomq.F("k", "v"))
+	id, err := c.Stream(free, "ev").Append(ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 	require.Less(t, id.Snowflake().Node(), echomq.EngineNode)
 	// The engine's node is never leased.
@@ -96,11 +96,11 @@ func TestNodeLeasePerQueue(t *testing.T) {
 
 func TestConfigNodeOutOfRange(t *testing.T) {
 	t.Parallel()
-	_, err := echomq.Connect(ctx, echomq.Config{NodeID: new(1024), Notice: io.Discard})
+	_, err := echomq.Connect(ctx, &echomq.Config{NodeID: new(1024), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
-	_, err = echomq.Connect(ctx, echomq.Config{NodeID: new(echomq.EngineNode), Notice: io.Discard})
+	_, err = echomq.Connect(ctx, &echomq.Config{NodeID: new(echomq.EngineNode), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument, "the engine's node id is refused")
-	_, err = echomq.Connect(ctx, echomq.Config{NodeID: new(-1), Notice: io.Discard})
+	_, err = echomq.Connect(ctx, &echomq.Config{NodeID: new(-1), Notice: io.Discard})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 }
 
@@ -109,10 +109,10 @@ func TestConnectUnreachable(t *testing.T) {
 	srv := echomqtest.Start(t)
 	url := srv.URL()
 	srv.Stop()
-	_, err := echomq.Connect(ctx, echomq.Config{URL: url})
+	_, err := echomq.Connect(ctx, &echomq.Config{URL: url})
 	var te *echomq.TransportError
 	require.ErrorAs(t, err, &te)
-	_, err = echomq.Connect(ctx, echomq.Config{URL: "http://user:secret@nope"})
+	_, err = echomq.Connect(ctx, &echomq.Config{URL: "http://user:secret@nope"})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 	require.NotContains(t, err.Error(), "secret")
 }
@@ -129,7 +129,7 @@ func TestInteropFence(t *testing.T) {
 	connect(t, echomq.Config{URL: srv.URL(), Interop: true}) // the same version is fine
 	_, err = rawcmd.Do(ctx, c, "SET", "{emq}:version", "echomq:2.4.2")
 	require.NoError(t, err)
-	_, err = echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Interop: true})
+	_, err = echomq.Connect(ctx, &echomq.Config{URL: srv.URL(), Interop: true})
 	var ve *echomq.VersionError
 	require.ErrorAs(t, err, &ve)
 	require.Equal(t, "echomq:2.4.2", ve.Got)
@@ -139,9 +139,9 @@ func TestInteropFence(t *testing.T) {
 func TestEmbeddedNotice(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	c, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Notice: &buf})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Notice: &buf})
 	require.NoError(t, err)
-	require.True(t, c.Embedded())
+	require.Equal(t, echomq.EngineEmbedded, c.Engine().Name)
 	require.Contains(t, buf.String(), "nothing persists")
 	require.NoError(t, c.Close())
 }
@@ -150,7 +150,7 @@ func TestEmbeddedNotice(t *testing.T) {
 // one instead of starting an engine that keeps nothing.
 func TestNoEngine(t *testing.T) {
 	t.Parallel()
-	c, err := echomq.Connect(ctx, echomq.Config{})
+	c, err := echomq.Connect(ctx, &echomq.Config{})
 	require.Nil(t, c)
 	require.ErrorIs(t, err, echomq.ErrNoEngine)
 	require.Contains(t, err.Error(), "redis://")

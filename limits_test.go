@@ -46,7 +46,7 @@ func TestConnectBadConfig(t *testing.T) {
 			t.Parallel()
 			cfg := tc.cfg
 			cfg.URL = "redis://127.0.0.1:1" // never dialled: refused first
-			c, err := echomq.Connect(context.Background(), cfg)
+			c, err := echomq.Connect(context.Background(), &cfg)
 			require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 			require.Nil(t, c)
 		})
@@ -66,13 +66,13 @@ func TestTooLarge(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"append value", func() error { _, err := s.Append(ctx, echomq.F("k", big)); return err }},
-		{"append name", func() error { _, err := s.Append(ctx, echomq.F(big, "v")); return err }},
+		{"append value", func() error { _, err := s.Append(ctx, echomq.F("k", big), nil); return err }},
+		{"append name", func() error { _, err := s.Append(ctx, echomq.F(big, "v"), nil); return err }},
 		{"append id", func() error {
 			return s.AppendID(ctx, echomq.MustID(echomq.BrandEvent, echomq.Snowflake(1<<22)), echomq.F("k", big))
 		}},
 		{"append batch", func() error {
-			_, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v"), echomq.F("k", big)})
+			_, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("k", "v"), echomq.F("k", big)}, nil)
 			return err
 		}},
 	} {
@@ -81,7 +81,7 @@ func TestTooLarge(t *testing.T) {
 		var fe *echomq.FieldError
 		require.ErrorAs(t, err, &fe, tc.name)
 	}
-	_, err := s.Append(ctx, echomq.F("k", strings.Repeat("x", 16)))
+	_, err := s.Append(ctx, echomq.F("k", strings.Repeat("x", 16)), nil)
 	require.NoError(t, err, "at the limit is fine")
 	info, err := s.Info(ctx)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ type Clock func() time.Time
 // concurrent use and never blocks.
 //
 // One atomic cell holds ts<<12|seq. Each mint sets it to
-// max((now-Epoch)<<12, last+1) by compare-and-swap, so ids keep increasing
+// max((now-epoch)<<12, last+1) by compare-and-swap, so ids keep increasing
 // through bursts (past 4096 in one millisecond the sequence carries into the
 // timestamp and the minter runs briefly ahead of the clock) and through a
 // clock that steps backwards (it keeps counting from the last id).
@@ -68,10 +68,10 @@ const (
 	monoMask = 1<<monoBits - 1
 )
 
-// NewMinter returns a minter for node (0..[MaxNode]) reading clock (nil means
+// NewMinter returns a minter for node (0..1023) reading clock (nil means
 // the system clock). It returns an [*IDError] for a node out of range.
 func NewMinter(node int, clock Clock) (*Minter, error) {
-	if node < 0 || node > MaxNode {
+	if node < 0 || node > maxNode {
 		return nil, &IDError{Reason: "node out of range 0..1023"}
 	}
 	m := &Minter{clock: clock}
@@ -86,9 +86,9 @@ func (m *Minter) Node() int { return int(m.cell.Load() >> monoBits) }
 func (m *Minter) Next() Snowflake {
 	var now int64
 	if m.clock != nil {
-		now = m.clock().UnixMilli() - Epoch
+		now = m.clock().UnixMilli() - epoch
 	} else {
-		now = m.sysMillis() - Epoch
+		now = m.sysMillis() - epoch
 	}
 	if now < 0 {
 		now = 0
@@ -112,14 +112,14 @@ func (m *Minter) NextID(brand string) ID {
 // pack turns a cell into its snowflake.
 func pack(cell uint64) Snowflake {
 	mono := cell & monoMask
-	return Snowflake((mono>>seqBits)<<tailBits | (cell>>monoBits)<<seqBits | mono&MaxSeq)
+	return Snowflake((mono>>seqBits)<<tailBits | (cell>>monoBits)<<seqBits | mono&maxSeq)
 }
 
 // AdvancePast moves the minter so that its next snowflake is strictly above
 // top, whatever node minted top. Writers call it when the engine says another
 // writer got above them; it never moves the minter backwards.
 func (m *Minter) AdvancePast(top Snowflake) {
-	ts, topNode, topSeq := uint64(top.Millis()), uint64(top.Node()), uint64(top.Seq())
+	ts, topNode, topSeq := uint64(top.millis()), uint64(top.Node()), uint64(top.Seq())
 	for {
 		last := m.cell.Load()
 		node := last >> monoBits
@@ -142,8 +142,8 @@ func (m *Minter) AdvancePast(top Snowflake) {
 // SetNode changes the node id the minter stamps. The next mint moves to the
 // next millisecond so that ids stay strictly increasing even when the new node
 // id is smaller than the old one.
-func (m *Minter) SetNode(node int) error {
-	if node < 0 || node > MaxNode {
+func (m *Minter) setNode(node int) error {
+	if node < 0 || node > maxNode {
 		return &IDError{Reason: "node out of range 0..1023"}
 	}
 	for {

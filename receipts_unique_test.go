@@ -62,7 +62,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 	offMs, err := strconv.Atoi(os.Getenv("EMQ_RU_OFFSET_MS"))
 	require.NoError(t, err)
 	off := time.Duration(offMs) * time.Millisecond
-	client, err := echomq.Connect(context.Background(), echomq.Config{
+	client, err := echomq.Connect(context.Background(), &echomq.Config{
 		URL: os.Getenv("EMQ_RU_URL"), NodeID: new(node),
 		Clock: func() time.Time { return time.Now().Add(off) },
 	})
@@ -96,7 +96,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 		untilDeadline(t, g, deadline, func(_, n int) error { return body(streams[n%len(streams)]) })
 	}
 	single := func(s *echomq.Stream) error {
-		id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)))
+		id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)), nil)
 		if err == nil {
 			record(s, id)
 		}
@@ -113,7 +113,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 			batch[i] = echomq.F("node", strconv.Itoa(node), "i", strconv.Itoa(i))
 		}
 		loop(16, func(s *echomq.Stream) error {
-			ids, err := s.AppendBatch(ctx, batch)
+			ids, err := s.AppendBatch(ctx, batch, nil)
 			if err == nil {
 				record(s, ids...)
 			}
@@ -122,7 +122,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 	default:
 		t.Fatalf("unknown mode %q", mode)
 	}
-	st := client.AppendStats()
+	st := echomq.AppendStatsOf(client)
 	fmt.Fprintf(&out, "stats %d %d %d %d %d\n", st.Records, st.Plain, st.Scripts, st.Refused, st.Arbitrated)
 	require.NoError(t, os.WriteFile(os.Getenv("EMQ_RU_FILE"), []byte(out.String()), 0o644))
 }
@@ -289,7 +289,7 @@ func TestOnceOverContendedStreams(t *testing.T) {
 			writers.Go(func() {
 				for n := g; time.Now().Before(deadline); n++ {
 					s := w.Stream(q, names[n%2])
-					id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)))
+					id, err := s.Append(ctx, echomq.F("node", strconv.Itoa(node)), nil)
 					if !assertNoError(t, err) {
 						return
 					}
@@ -326,7 +326,7 @@ func TestOnceOverContendedStreams(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	var consumers sync.WaitGroup
 	for _, name := range names {
-		cons, err := c.Consumer(echomq.ConsumerConfig{
+		cons, err := c.Consumer(&echomq.ConsumerConfig{
 			Queue: q, Stream: name, Group: "g", Start: echomq.StartHead,
 			Handle: h, Concurrency: 8, Beat: 100 * time.Millisecond,
 		})
@@ -414,7 +414,7 @@ func TestOriginalWriterInterop(t *testing.T) {
 			wg.Go(func() {
 				for n := g; time.Now().Before(deadline); n++ {
 					s := c.Stream(q, []string{"mixed", "go-shared"}[n%2])
-					id, err := s.Append(ctx, echomq.F("writer", "go"))
+					id, err := s.Append(ctx, echomq.F("writer", "go"), nil)
 					if !assertNoError(t, err) {
 						return
 					}

@@ -60,7 +60,7 @@ func Replay(ctx context.Context, src EventSource, r Range, opts *ReplayOpts) (Re
 		if opts.Handle != nil {
 			err = opts.Handle(ctx, ev)
 		} else {
-			_, err = opts.Into.AppendWith(ctx, ev.Fields, &AppendOpts{Key: replayKey(srcKey, ev)})
+			_, err = opts.Into.Append(ctx, ev.Fields, &AppendOpts{Key: replayKey(srcKey, ev)})
 		}
 		if err != nil {
 			return res, opError("replay", srcKey, fmt.Errorf("event %s: %w", ev.Entry, err))

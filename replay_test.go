@@ -20,7 +20,7 @@ func TestReplayWindowIntoStream(t *testing.T) {
 	src, dst := c.Stream(q, "src"), c.Stream(q, "dst")
 	var ids []echomq.ID
 	for i := range 10 {
-		id, err := src.Append(ctx, echomq.F("n", itoa(i)))
+		id, err := src.Append(ctx, echomq.F("n", itoa(i)), nil)
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}

@@ -19,7 +19,7 @@ import (
 // leased on the queue's first append) goes as a plain XADD while the
 // client's reading of the engine's clock vouches for it; when another
 // writer got above it, or the local clock disagrees with the engine's, the
-// append script on the engine chooses the id under [EngineNode] (see
+// append script on the engine chooses the id under node 1023 (see
 // docs/keyspace.md, "Ids under many writers"). Either way the receipt is
 // never handed out twice within the queue.
 //
@@ -29,19 +29,15 @@ import (
 // refuses to follow it into the future); [ErrWrongType] when the key holds
 // something else; [ErrClosed]; context errors; [*TransportError]. After a
 // context or transport error the event may have been written: retry with an
-// idempotency key ([Stream.AppendWith]) to be safe.
-func (s *Stream) Append(ctx context.Context, f Fields) (ID, error) {
-	return s.appendOpts(ctx, f, AppendOpts{})
-}
-
-// AppendWith is [Stream.Append] with options: an idempotency key and an
-// expected top. With a key, a repeat within Config.DedupeWindow returns the
-// first append's receipt and writes nothing; with an expected top that does
-// not hold it returns a [*ConflictError] (matching [ErrConflict]) and writes
-// nothing. Both are checked and written atomically with the XADD, in one
-// script on the stream's slot. Bad options are an [*ArgumentError] or a
-// [*KindError] before any I/O. Nil opts are none: the call is an Append.
-func (s *Stream) AppendWith(ctx context.Context, f Fields, opts *AppendOpts) (ID, error) {
+// idempotency key ([AppendOpts].Key) to be safe.
+//
+// Options (nil: none): with an idempotency key, a repeat within
+// Config.DedupeWindow returns the first append's receipt and writes nothing;
+// with an expected top that does not hold it returns a [*ConflictError]
+// (matching [ErrConflict]) and writes nothing. Both are checked and written
+// atomically with the XADD, in one script on the stream's slot. Bad options
+// are an [*ArgumentError] or a [*KindError] before any I/O.
+func (s *Stream) Append(ctx context.Context, f Fields, opts *AppendOpts) (ID, error) {
 	var o AppendOpts
 	if opts != nil {
 		o = *opts
@@ -49,8 +45,8 @@ func (s *Stream) AppendWith(ctx context.Context, f Fields, opts *AppendOpts) (ID
 	return s.appendOpts(ctx, f, o)
 }
 
-// appendOpts is Append and AppendWith: the options by value, so the common
-// call allocates none.
+// appendOpts is Append with the options by value, so the common call
+// allocates none.
 func (s *Stream) appendOpts(ctx context.Context, f Fields, opts AppendOpts) (ID, error) {
 	if s.c.hooks.appends() {
 		id, err := s.appendObserved(ctx, f, opts)
@@ -172,7 +168,7 @@ func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 	if id.IsZero() {
 		return opError("append", s.key, &IDError{Reason: "zero id"})
 	}
-	if !id.Is(BrandEvent) {
+	if !id.isEvent() {
 		return opError("append", s.key, &KindError{Want: BrandEvent, Got: id.Brand()})
 	}
 	if err := s.c.checkFields(f); err != nil {
@@ -185,7 +181,7 @@ func (s *Stream) appendID(ctx context.Context, id ID, f Fields) error {
 	// Well inside the skew door by the client's fresh reading: a plain XADD
 	// (the engine's own refusal text reaches the caller). Near or past the
 	// door, the script decides by the engine's clock itself.
-	if now, fresh := c.eclock.nowMs(c.eclock.since()); fresh && id.snow.UnixMilli() <= now+c.cfg.MaxSkew.Milliseconds()/2 {
+	if now, fresh := c.eclock.nowMs(c.eclock.since()); fresh && id.snow.unixMilli() <= now+c.cfg.MaxSkew.Milliseconds()/2 {
 		return opError("append", s.key, s.add(ctx, id, f))
 	}
 	_, err := s.script(ctx, wire.ModeExact, []ID{id}, []Fields{f}, &AppendOpts{})
@@ -199,7 +195,7 @@ func (s *Stream) add(ctx context.Context, id ID, f Fields) error {
 // entryPairs returns "id", <receipt>, then the payload pairs.
 func entryPairs(id ID, f Fields) []string {
 	pairs := make([]string, 0, 2+len(f))
-	pairs = append(pairs, ReservedField, id.String())
+	pairs = append(pairs, reservedField, id.String())
 	return append(pairs, f...)
 }
 
@@ -246,17 +242,13 @@ func (e *BatchError) Unwrap() []error {
 // (one more round trip), after the rest. Otherwise the whole batch is one
 // script: atomic, contiguous and in batch order. A record that fails leaves
 // a zero id in its slot and the call returns a [*BatchError] naming it.
-func (s *Stream) AppendBatch(ctx context.Context, records []Fields) ([]ID, error) {
-	return s.appendBatchOpts(ctx, records, AppendOpts{})
-}
-
-// AppendBatchWith is [Stream.AppendBatch] with options, applied to the batch
-// as a whole and atomically with it (one script): an idempotency key whose
-// repeat returns the first batch's receipts, and an expected top the stream
-// must have before the batch ([*ConflictError] otherwise); all or nothing.
-// An error of the script fails every record ([*BatchError]). Nil opts are
-// none: the call is an AppendBatch.
-func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts *AppendOpts) ([]ID, error) {
+//
+// Options (nil: none) apply to the batch as a whole and atomically with it
+// (one script): an idempotency key whose repeat returns the first batch's
+// receipts, and an expected top the stream must have before the batch
+// ([*ConflictError] otherwise); all or nothing. An error of the script fails
+// every record ([*BatchError]).
+func (s *Stream) AppendBatch(ctx context.Context, records []Fields, opts *AppendOpts) ([]ID, error) {
 	var o AppendOpts
 	if opts != nil {
 		o = *opts
@@ -264,7 +256,7 @@ func (s *Stream) AppendBatchWith(ctx context.Context, records []Fields, opts *Ap
 	return s.appendBatchOpts(ctx, records, o)
 }
 
-// appendBatchOpts is AppendBatch and AppendBatchWith.
+// appendBatchOpts is AppendBatch with the options by value.
 func (s *Stream) appendBatchOpts(ctx context.Context, records []Fields, opts AppendOpts) ([]ID, error) {
 	if s.c.hooks.appends() {
 		ids, err := s.appendBatchObserved(ctx, records, opts)
@@ -443,19 +435,19 @@ func (s *Stream) pipeline(ctx context.Context, ids []ID, records []Fields, errs 
 	pairs := make([][]string, len(ids))
 	// One buffer holds every receipt and entry id; the strings are slices
 	// of it, two allocations instead of two per record.
-	buf := make([]byte, 0, len(ids)*(IDLen+41))
+	buf := make([]byte, 0, len(ids)*(idLen+41))
 	ends := make([]int, len(ids))
 	for i, id := range ids {
 		buf = id.appendTo(buf)
-		buf = id.EntryID().AppendTo(buf)
+		buf = id.EntryID().appendTo(buf)
 		ends[i] = len(buf)
 		pairs[i] = records[i]
 	}
 	all := string(buf)
 	start := 0
 	for i := range ids {
-		receipts[i] = all[start : start+IDLen]
-		entryIDs[i] = all[start+IDLen : ends[i]]
+		receipts[i] = all[start : start+idLen]
+		entryIDs[i] = all[start+idLen : ends[i]]
 		start = ends[i]
 	}
 	s.c.eclock.noteSent(s.key, ids[len(ids)-1])

@@ -18,7 +18,7 @@ const scriptLead = fastLead
 
 // script appends records through the append script, which keeps each
 // proposed id the engine accepts and otherwise chooses the engine's next id
-// ([EngineNode], from the queue's engine id cells; docs/keyspace.md),
+// (node 1023, from the queue's engine id cells; docs/keyspace.md),
 // checks the idempotency key and the expected top, and writes
 // the receipt field itself; all in one atomic step on the stream's slot.
 func (s *Stream) script(ctx context.Context, mode byte, ids []ID, records []Fields, opts *AppendOpts) ([]ID, error) {
@@ -95,7 +95,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 
 // contended is the lean append of plain records (no idempotency key, no
 // expected top) on a stream marked hot: one small script reads the top,
-// takes the engine's next ids above it (node [EngineNode], from the queue's
+// takes the engine's next ids above it (node node 1023, from the queue's
 // engine id cell) and writes them with their receipts; the proposals in ids
 // are not sent. It
 // reports done=false, having written nothing, when the script hands the
@@ -142,7 +142,7 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 	// above the top) and the top is another node's (the engine's counts).
 	first := ids[0].EntryID()
 	kept := int64(first.Ms) <= rep.EngineUs/1000+scriptLead.Milliseconds() && first.Compare(top) > 0
-	if !kept && min(top.Seq, MaxTail)>>seqBits != uint64(node) && rep.Top != ownTop && !rep.OwnTop {
+	if !kept && min(top.Seq, maxTail)>>seqBits != uint64(node) && rep.Top != ownTop && !rep.OwnTop {
 		c.eclock.markHot(s.key)
 		c.astats.contended.Add(1)
 	}
@@ -152,12 +152,12 @@ func (s *Stream) contended(ctx context.Context, ids []ID, records []Fields) ([]I
 // dupReceipts splits the receipts stored under an idempotency key (one
 // append's, concatenated) for a repeat of n records.
 func dupReceipts(all string, n int, key string) ([]ID, error) {
-	if len(all) != n*IDLen {
-		return nil, &ArgumentError{Name: "idempotency key", Reason: fmt.Sprintf("%q was used by an append of %d records, not %d", key, len(all)/IDLen, n)}
+	if len(all) != n*idLen {
+		return nil, &ArgumentError{Name: "idempotency key", Reason: fmt.Sprintf("%q was used by an append of %d records, not %d", key, len(all)/idLen, n)}
 	}
 	parts := make([]string, n)
 	for i := range parts {
-		parts[i] = all[i*IDLen : (i+1)*IDLen]
+		parts[i] = all[i*idLen : (i+1)*idLen]
 	}
 	return parseReceipts(parts, n)
 }
@@ -204,7 +204,7 @@ func parseReceipts(rs []string, n int) ([]ID, error) {
 	return ids, nil
 }
 
-// pastEngine notes the last of ids the engine chose (node [EngineNode]) on
+// pastEngine notes the last of ids the engine chose (node node 1023) on
 // key as this client's own (a top equal to it is no other writer's) and
 // moves the minter past it when it lies within reach of the engine's clock
 // (engineUs), so that this client's next ids go above it as plain XADDs
@@ -213,11 +213,11 @@ func parseReceipts(rs []string, n int) ([]ID, error) {
 // client's other streams ahead of the clock.
 func (c *Client) pastEngine(ctx context.Context, queue, key string, ids []ID, engineUs int64) {
 	for _, id := range slices.Backward(ids) {
-		if id.snow.Node() != EngineNode {
+		if id.snow.Node() != engineNode {
 			continue
 		}
 		c.eclock.noteOwn(key, id)
-		if id.snow.UnixMilli() <= engineUs/1000+fastLead.Milliseconds() {
+		if id.snow.unixMilli() <= engineUs/1000+fastLead.Milliseconds() {
 			if m, err := c.minterOf(ctx, queue); err == nil {
 				m.AdvancePast(id.snow)
 			}
@@ -295,9 +295,9 @@ func (c *Client) above(ctx context.Context, queue string, top EntryID, id ID) (I
 	if int64(top.Ms) > now+c.cfg.MaxSkew.Milliseconds() {
 		return ID{}, &SkewError{Instant: time.UnixMilli(int64(top.Ms)).UTC(), Engine: time.UnixMilli(now).UTC(), MaxSkew: c.cfg.MaxSkew, Top: true}
 	}
-	if top.Seq > MaxTail {
+	if top.Seq > maxTail {
 		// Not an EchoMQ id: only the next millisecond lies above it.
-		top.Seq = MaxTail
+		top.Seq = maxTail
 	}
 	snow, ok := top.Snowflake()
 	if !ok {

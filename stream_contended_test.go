@@ -25,7 +25,7 @@ func contendedEngines(t *testing.T, test func(t *testing.T, c *Client, q string,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, err := Connect(context.Background(), Config{URL: url(), NodeID: new(5), Notice: io.Discard})
+			c, err := Connect(context.Background(), &Config{URL: url(), NodeID: new(5), Notice: io.Discard})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, c.Close()) })
 			test(t, c, echomqtest.Queue(t), name == "server")
@@ -55,17 +55,17 @@ type engineCells struct{ near, ahead uint64 }
 // engineNext models the scripts' choice of an id above top when the engine's
 // clock reads nowMs, in region ('n' near the clock, 'a' following a top
 // ahead of it): the next value of the region's cell, not earlier than nowMs
-// nor at or below top, in the space of [EngineNode] (sequences 0..2047
+// nor at or below top, in the space of [engineNode] (sequences 0..2047
 // near, 2048..4095 ahead).
 func engineNext(top EntryID, cells *engineCells, nowMs int64, region byte) EntryID {
 	const half = 2048
-	engine := uint64(EngineNode) << seqBits
+	engine := uint64(engineNode) << seqBits
 	tseq := int64(-1)
-	if tail := min(top.Seq, MaxTail); tail >= engine {
+	if tail := min(top.Seq, maxTail); tail >= engine {
 		tseq = int64(tail - engine)
 	}
-	base := uint64(max(nowMs, int64(top.Ms))-Epoch) * half
-	tms := top.Ms - uint64(Epoch)
+	base := uint64(max(nowMs, int64(top.Ms))-epoch) * half
+	tms := top.Ms - uint64(epoch)
 	if region == 'n' {
 		c := max(cells.near+1, base)
 		switch {
@@ -75,14 +75,14 @@ func engineNext(top EntryID, cells *engineCells, nowMs int64, region byte) Entry
 			c = max(c, tms*half+uint64(tseq)+1)
 		}
 		cells.near = c
-		return EntryID{Ms: c/half + uint64(Epoch), Seq: engine | c%half}
+		return EntryID{Ms: c/half + uint64(epoch), Seq: engine | c%half}
 	}
 	c := max(cells.ahead+1, base)
 	if tseq >= half {
 		c = max(c, tms*half+uint64(tseq)-half+1)
 	}
 	cells.ahead = c
-	return EntryID{Ms: c/half + uint64(Epoch), Seq: engine | half | c%half}
+	return EntryID{Ms: c/half + uint64(epoch), Seq: engine | half | c%half}
 }
 
 // contendedWant is what a script must choose for n records above top, the
@@ -152,14 +152,14 @@ func TestContendedScriptReceipts(t *testing.T) {
 			{"past", -50, 900, 7, 1},
 			{"past node 0", -3, 0, 0, 3},
 			{"own next seq", 2, node, 10, 1},
-			{"own last seq", 2, node, MaxSeq, 1},
+			{"own last seq", 2, node, maxSeq, 1},
 			{"node above", 2, 900, 3, 2},
-			{"node below", 1, 2, MaxSeq, 2},
-			{"last writer node", 2, EngineNode - 1, MaxSeq, 2},
-			{"engine near", 2, EngineNode, 17, 3},
-			{"engine near last", 2, EngineNode, 2047, 2},
-			{"engine ahead region", 2, EngineNode, 2048, 2},
-			{"last tail", 2, EngineNode, MaxSeq, 2},
+			{"node below", 1, 2, maxSeq, 2},
+			{"last writer node", 2, engineNode - 1, maxSeq, 2},
+			{"engine near", 2, engineNode, 17, 3},
+			{"engine near last", 2, engineNode, 2047, 2},
+			{"engine ahead region", 2, engineNode, 2048, 2},
+			{"last tail", 2, engineNode, maxSeq, 2},
 			{"now", 0, 900, 0, 2},
 			{"batch", 1, 700, 1, 40},
 		}
@@ -188,9 +188,9 @@ func TestContendedScriptReceipts(t *testing.T) {
 			for j, e := range entries[1:] {
 				id, err := ParseEventID(want[j])
 				require.NoError(t, err)
-				require.Equal(t, EngineNode, id.snow.Node(), tc.name)
+				require.Equal(t, engineNode, id.snow.Node(), tc.name)
 				require.Equal(t, id.EntryID().String(), e.ID, tc.name)
-				require.Equal(t, []string{ReservedField, want[j], "k", strconv.Itoa(j), "room", "lobby-7"}, e.Fields, tc.name)
+				require.Equal(t, []string{reservedField, want[j], "k", strconv.Itoa(j), "room", "lobby-7"}, e.Fields, tc.name)
 			}
 		}
 		now := engineMs(t, c)
@@ -222,8 +222,8 @@ func TestContendedScriptReceipts(t *testing.T) {
 		// above can outlast a lead.
 		ahead := engineMs(t, c) + 3000 // within MaxSkew (5 s)
 		for i, top := range []EntryID{
-			mk(ahead, node, 9), mk(ahead, 901, MaxSeq), mk(ahead, 3, 0), mk(ahead, EngineNode, 100),
-			mk(ahead, EngineNode, 2048), mk(ahead+1, EngineNode, MaxSeq-1), mk(ahead+2, EngineNode, MaxSeq),
+			mk(ahead, node, 9), mk(ahead, 901, maxSeq), mk(ahead, 3, 0), mk(ahead, engineNode, 100),
+			mk(ahead, engineNode, 2048), mk(ahead+1, engineNode, maxSeq-1), mk(ahead+2, engineNode, maxSeq),
 		} {
 			lean, full := c.Stream(q, "lean"+strconv.Itoa(i)).Key(), c.Stream(q, "full"+strconv.Itoa(i)).Key()
 			putTop(t, c, lean, top)
@@ -233,7 +233,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 			require.Equal(t, wire.AppendBack, rep.Status)
 			require.Equal(t, wire.BackAhead, rep.Why)
 			cell := engineCell(t, c, q)
-			stale := MustID(BrandEvent, SnowflakeAt(time.UnixMilli(Epoch)))
+			stale := MustID(BrandEvent, snowflakeAt(time.UnixMilli(epoch)))
 			frep, err := c.conn.StreamAppend(context.Background(), &wire.AppendReq{
 				Key: full, Cell: keyspace.EngineCellKey(q), Mode: wire.ModeContended, Node: node, MaxSkewMs: 5000, LeadMs: 2, WindowMs: 1,
 				EntryIDs: []string{stale.EntryID().String(), stale.EntryID().String(), stale.EntryID().String()},
@@ -255,7 +255,7 @@ func TestContendedScriptReceipts(t *testing.T) {
 		require.Equal(t, wire.AppendOK, rep.Status)
 		id, err := ParseEventID(rep.Receipts[0])
 		require.NoError(t, err)
-		require.LessOrEqual(t, id.snow.UnixMilli(), rep.EngineUs/1000+1)
+		require.LessOrEqual(t, id.snow.unixMilli(), rep.EngineUs/1000+1)
 	})
 }
 
@@ -289,7 +289,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		require.Equal(t, wire.AppendBack, rep.Status)
 		require.Equal(t, wire.BackEmpty, rep.Why)
 		require.False(t, keyExists(t, c, s.key))
-		id, err := s.Append(bg, F("k", "v"))
+		id, err := s.Append(bg, F("k", "v"), nil)
 		require.NoError(t, err)
 		require.Equal(t, int64(1), xlen(s.key))
 		_, err = c.do(bg, "XDEL", s.key, id.EntryID().String())
@@ -297,7 +297,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		rep = lean(s.key)
 		require.Equal(t, wire.BackEmpty, rep.Why)
 		require.Zero(t, xlen(s.key))
-		next, err := hot(s).Append(bg, F("k", "w"))
+		next, err := hot(s).Append(bg, F("k", "w"), nil)
 		require.NoError(t, err)
 		require.Positive(t, next.Compare(id))
 
@@ -308,7 +308,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		rep = lean(s.key)
 		require.Equal(t, wire.BackSkew, rep.Why)
 		require.Equal(t, int64(1), xlen(s.key))
-		_, err = s.Append(bg, F("k", "v"))
+		_, err = s.Append(bg, F("k", "v"), nil)
 		var se *SkewError
 		require.ErrorAs(t, err, &se)
 		require.True(t, se.Top)
@@ -322,7 +322,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		s = hot(c.Stream(q, "tail"))
 		at := engineMs(t, c)
 		low := EntryID{Ms: uint64(at - 100), Seq: 2 << seqBits}
-		high := EntryID{Ms: uint64(at + 2), Seq: EngineNode<<seqBits | 4000}
+		high := EntryID{Ms: uint64(at + 2), Seq: engineNode<<seqBits | 4000}
 		putTop(t, c, s.key, low)
 		putTop(t, c, s.key, high)
 		_, err = c.do(bg, "XDEL", s.key, high.String())
@@ -336,7 +336,7 @@ func TestContendedScriptEdges(t *testing.T) {
 				require.Greater(t, rep.EngineUs/1000, int64(high.Ms))
 			}
 		}
-		id, err = hot(s).Append(bg, F("k", "v"))
+		id, err = hot(s).Append(bg, F("k", "v"), nil)
 		require.NoError(t, err)
 		if server {
 			require.Positive(t, id.EntryID().Compare(high))
@@ -353,11 +353,11 @@ func TestContendedScriptEdges(t *testing.T) {
 			rep = lean(s.key)
 			require.Equal(t, wire.AppendOK, rep.Status, "%+v", rep)
 			require.Equal(t, contendedWant(top, cell, rep.EngineUs/1000, 1), rep.Receipts)
-			id, err := hot(s).Append(bg, F("k", "w"))
+			id, err := hot(s).Append(bg, F("k", "w"), nil)
 			require.NoError(t, err)
 			last, err := c.conn.XRange(bg, s.key, "-", "+", 1, true)
 			require.NoError(t, err)
-			require.Equal(t, []string{ReservedField, id.String(), "k", "w"}, last[0].Fields)
+			require.Equal(t, []string{reservedField, id.String(), "k", "w"}, last[0].Fields)
 			require.Equal(t, id.EntryID().String(), last[0].ID)
 		}
 
@@ -374,7 +374,7 @@ func TestContendedScriptEdges(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, entries, len(recs)+1)
 			for j, e := range entries[1:] {
-				require.Equal(t, append([]string{ReservedField, rep.Receipts[j]}, recs[j]...), e.Fields)
+				require.Equal(t, append([]string{reservedField, rep.Receipts[j]}, recs[j]...), e.Fields)
 			}
 		}
 
@@ -384,7 +384,7 @@ func TestContendedScriptEdges(t *testing.T) {
 		require.NoError(t, err)
 		_, err = c.conn.StreamAppendContended(bg, s.key, keyspace.EngineCellKey(q), 5, skew, contendedRecords(1))
 		require.ErrorIs(t, err, ErrWrongType)
-		_, err = s.Append(bg, F("k", "v"))
+		_, err = s.Append(bg, F("k", "v"), nil)
 		require.ErrorIs(t, err, ErrWrongType)
 	})
 }
@@ -412,14 +412,14 @@ func receiptCheck(t testing.TB, c *Client, lua string, snows []Snowflake) {
 	t.Helper()
 	args := []string{"EVAL", lua, "0"}
 	for _, s := range snows {
-		args = append(args, strconv.FormatInt(s.Millis(), 10), strconv.FormatInt(s.Tail(), 10))
+		args = append(args, strconv.FormatInt(s.millis(), 10), strconv.FormatInt(s.tail(), 10))
 	}
 	got, err := c.do(context.Background(), args...)
 	require.NoError(t, err)
 	out := got.([]any)
 	require.Len(t, out, len(snows))
 	for i, s := range snows {
-		require.Equal(t, MustID(BrandEvent, s).String(), out[i], "snowflake %d (ms %d, tail %d)", s, s.Millis(), s.Tail())
+		require.Equal(t, MustID(BrandEvent, s).String(), out[i], "snowflake %d (ms %d, tail %d)", s, s.millis(), s.tail())
 	}
 }
 
@@ -429,7 +429,7 @@ func receiptCheck(t testing.TB, c *Client, lua string, snows []Snowflake) {
 // could round its quotient up.
 func TestContendedReceiptArithmetic(t *testing.T) {
 	t.Parallel()
-	c, err := Connect(context.Background(), Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	c, err := Connect(context.Background(), &Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	lua := receiptLua(t)
@@ -440,7 +440,7 @@ func TestContendedReceiptArithmetic(t *testing.T) {
 			snows = append(snows, Snowflake(v))
 		}
 	}
-	for _, v := range []int64{0, 1, 61, 62, MaxTail, MaxTail + 1, 1<<63 - 1, 1<<63 - 2, (time.Now().UnixMilli() - Epoch) << tailBits} {
+	for _, v := range []int64{0, 1, 61, 62, maxTail, maxTail + 1, 1<<63 - 1, 1<<63 - 2, (time.Now().UnixMilli() - epoch) << tailBits} {
 		add(v)
 	}
 	// Every multiple of 62^k near the bottom, the middle and the top.
@@ -475,10 +475,10 @@ func TestContendedReceiptArithmetic(t *testing.T) {
 // FuzzContendedScript compares the script's receipt arithmetic, run by the
 // engine, with the Go encoder for any snowflake.
 func FuzzContendedScript(f *testing.F) {
-	for _, v := range []int64{0, 1, MaxTail, 1<<63 - 1, 3521614606208*2619001 - 1, 3521614606208 * 2619001, 7567340032229376} {
+	for _, v := range []int64{0, 1, maxTail, 1<<63 - 1, 3521614606208*2619001 - 1, 3521614606208 * 2619001, 7567340032229376} {
 		f.Add(v)
 	}
-	c, err := Connect(context.Background(), Config{URL: echomqtest.Shared(f).URL(), Notice: io.Discard})
+	c, err := Connect(context.Background(), &Config{URL: echomqtest.Shared(f).URL(), Notice: io.Discard})
 	require.NoError(f, err)
 	f.Cleanup(func() { require.NoError(f, c.Close()) })
 	lua := receiptLua(f)

@@ -25,7 +25,7 @@ func TestOwnRacesStayPlain(t *testing.T) {
 	for range 64 {
 		wg.Go(func() {
 			for range 300 {
-				if _, err := s.Append(ctx, echomq.F("k", "v")); err != nil {
+				if _, err := s.Append(ctx, echomq.F("k", "v"), nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -33,7 +33,7 @@ func TestOwnRacesStayPlain(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.EqualValues(t, 64*300, st.Records)
 	// Own races never turn the stream contended (that is kept for a top of
 	// another node), however often the machine preempts a goroutine
@@ -65,7 +65,7 @@ func TestOwnRacesStayPlainBatches(t *testing.T) {
 	for range 16 {
 		wg.Go(func() {
 			for range 40 {
-				if _, err := s.AppendBatch(ctx, batch); err != nil {
+				if _, err := s.AppendBatch(ctx, batch, nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -73,7 +73,7 @@ func TestOwnRacesStayPlainBatches(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.EqualValues(t, 16*40*64, st.Records)
 	require.Zero(t, st.Contended, "own races sent the stream to the script: %+v", st)
 	require.Less(t, st.Scripts, int64(16*40)/4, "own races sent the batches to the script: %+v", st)
@@ -97,15 +97,15 @@ func TestForeignTopCountsContended(t *testing.T) {
 	top := echomq.MustID(echomq.BrandEvent, snow)
 	_, err = rawcmd.Do(ctx, c, "XADD", s.Key(), top.EntryID().String(), "id", top.String())
 	require.NoError(t, err)
-	id, err := s.Append(ctx, echomq.F("k", "v"))
+	id, err := s.Append(ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 	require.Positive(t, id.EntryID().Compare(top.EntryID()))
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.Positive(t, st.Contended, "%+v", st)
 	refused := st.Refused
-	_, err = s.Append(ctx, echomq.F("k", "w"))
+	_, err = s.Append(ctx, echomq.F("k", "w"), nil)
 	require.NoError(t, err)
-	st = c.AppendStats()
+	st = echomq.AppendStatsOf(c)
 	require.Equal(t, refused, st.Refused, "a contended stream's append goes to the script first: %+v", st)
 }
 
@@ -129,14 +129,14 @@ func testContendedAppend(t *testing.T, c *echomq.Client, q string) {
 	want := []echomq.ID{top}
 	var payloads []string
 	for i := range 12 {
-		id, err := s.Append(ctx, echomq.F("n", itoa(i)))
+		id, err := s.Append(ctx, echomq.F("n", itoa(i)), nil)
 		require.NoError(t, err)
 		want, payloads = append(want, id), append(payloads, itoa(i))
 	}
-	batch, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "b0"), echomq.F("n", "b1"), echomq.F("n", "b2")})
+	batch, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("n", "b0"), echomq.F("n", "b1"), echomq.F("n", "b2")}, nil)
 	require.NoError(t, err)
 	want, payloads = append(want, batch...), append(payloads, "b0", "b1", "b2")
-	st := c.AppendStats()
+	st := echomq.AppendStatsOf(c)
 	require.Positive(t, st.Contended, "%+v", st)
 	require.EqualValues(t, 2, st.Refused, "only the first append tried plain XADDs: %+v", st)
 	for i, id := range want[1:] {

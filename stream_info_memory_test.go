@@ -41,11 +41,11 @@ func TestInfoAsksMemoryOnlyOfAnEngineThatHasIt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			calls := &memoryCalls{}
-			c, err := echomq.Connect(t.Context(), echomq.Config{URL: tc.url, Hooks: []echomq.Hook{calls}, Notice: io.Discard})
+			c, err := echomq.Connect(t.Context(), &echomq.Config{URL: tc.url, Hooks: []echomq.Hook{calls}, Notice: io.Discard})
 			require.NoError(t, err)
 			defer c.Close()
 			s := c.Stream(echomqtest.Queue(t), "s")
-			_, err = s.Append(t.Context(), echomq.F("k", "v"))
+			_, err = s.Append(t.Context(), echomq.F("k", "v"), nil)
 			require.NoError(t, err)
 			for range 3 {
 				info, err := s.Info(t.Context())

@@ -90,7 +90,7 @@ func (s *Stream) read(ctx context.Context, r Range, count int64, rev bool) ([]Ev
 }
 
 // ReadLatest returns the newest n events, newest first.
-func (s *Stream) ReadLatest(ctx context.Context, n int) ([]Event, error) {
+func (s *Stream) readLatest(ctx context.Context, n int) ([]Event, error) {
 	if n <= 0 {
 		return nil, opError("read", s.key, &ArgumentError{Name: "count", Reason: "must be positive"})
 	}
@@ -174,7 +174,7 @@ func decodeEvent(e wire.Entry) (Event, error) {
 	}
 	ev := Event{Entry: eid, Fields: Fields(e.Fields)}
 	for i := 0; i+1 < len(e.Fields); i += 2 {
-		if e.Fields[i] != ReservedField {
+		if e.Fields[i] != reservedField {
 			continue
 		}
 		id, err := ParseID(e.Fields[i+1])

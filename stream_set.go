@@ -81,9 +81,6 @@ func (s *StreamSet) Err() error { return s.err }
 // Queue returns the queue name.
 func (s *StreamSet) Queue() string { return s.queue }
 
-// Prefix returns the prefix of a prefix set, and whether it is one.
-func (s *StreamSet) Prefix() (string, bool) { return s.prefix, s.byPref }
-
 // String names the set for errors and logs: "q/a,b" or "q/prefix*".
 func (s *StreamSet) String() string {
 	if s.byPref {

@@ -71,11 +71,15 @@ type SetConsumerStats struct {
 	Delivered, Acked, Failed, Dead, Reclaimed, Late int64
 }
 
-// SetConsumer validates cfg and returns a consumer ready to run. Errors:
+// SetConsumer validates config (nil: an empty one) and returns a consumer ready to run. Errors:
 // the set's own; a [*NameError] for a bad group or consumer name; an
 // [*ArgumentError] for a missing set or handler, a zero Start or an option
 // out of range (the ranges of [ConsumerConfig]).
-func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
+func (c *Client) SetConsumer(config *SetConsumerConfig) (*SetConsumer, error) {
+	var cfg SetConsumerConfig
+	if config != nil {
+		cfg = *config
+	}
 	if cfg.Set == nil {
 		return nil, opError("set consumer", "<nil>", &ArgumentError{Name: "set", Reason: "Set is required"})
 	}
@@ -84,7 +88,7 @@ func (c *Client) SetConsumer(cfg SetConsumerConfig) (*SetConsumer, error) {
 		Queue: cfg.Set.queue, Group: cfg.Group, Name: cfg.Name, Start: cfg.Start, Handle: cfg.Handle,
 		Count: fo.Count, Beat: cfg.Beat, MinIdle: cfg.MinIdle, MaxDeliveries: cfg.MaxDeliveries, Logger: cfg.Logger,
 	}.withDefaults(c)
-	cc.Grace = min(cc.MinIdle, MaxGrace) // a running handler's context ends before MinIdle anyway
+	cc.Grace = min(cc.MinIdle, maxGrace) // a running handler's context ends before MinIdle anyway
 	switch {
 	case cfg.Set.err != nil:
 		err = cfg.Set.err

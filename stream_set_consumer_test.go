@@ -36,7 +36,7 @@ func TestSetBadInput(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			_, err = tt.set.Follower(nil)
 			require.ErrorIs(t, err, tt.want)
-			_, err = c.SetConsumer(echomq.SetConsumerConfig{Set: tt.set, Group: "g", Start: echomq.StartHead, Handle: h})
+			_, err = c.SetConsumer(&echomq.SetConsumerConfig{Set: tt.set, Group: "g", Start: echomq.StartHead, Handle: h})
 			require.ErrorIs(t, err, tt.want)
 		})
 	}
@@ -72,7 +72,7 @@ func TestSetBadInput(t *testing.T) {
 	for _, tt := range cfgs {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := c.SetConsumer(tt.cfg)
+			_, err := c.SetConsumer(&tt.cfg)
 			require.ErrorIs(t, err, tt.want)
 		})
 	}
@@ -92,13 +92,13 @@ func TestSetConsumerRetriesAndDeadLetters(t *testing.T) {
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	q := echomqtest.Queue(t)
 	a, b := c.Stream(q, "a"), c.Stream(q, "b")
-	retry, err := a.Append(ctx, echomq.F("kind", "retry"))
+	retry, err := a.Append(ctx, echomq.F("kind", "retry"), nil)
 	require.NoError(t, err)
-	poison, err := b.Append(ctx, echomq.F("kind", "poison"))
+	poison, err := b.Append(ctx, echomq.F("kind", "poison"), nil)
 	require.NoError(t, err)
-	undecodable, err := b.Append(ctx, echomq.F("kind", "decode"))
+	undecodable, err := b.Append(ctx, echomq.F("kind", "decode"), nil)
 	require.NoError(t, err)
-	fine, err := a.Append(ctx, echomq.F("kind", "fine"))
+	fine, err := a.Append(ctx, echomq.F("kind", "fine"), nil)
 	require.NoError(t, err)
 
 	rec := &deliveryLog{fail: func(d echomq.Delivery) error {
@@ -114,7 +114,7 @@ func TestSetConsumerRetriesAndDeadLetters(t *testing.T) {
 		}
 		return nil
 	}}
-	sc, err := c.SetConsumer(echomq.SetConsumerConfig{
+	sc, err := c.SetConsumer(&echomq.SetConsumerConfig{
 		Set: c.Streams(q, "a", "b"), Group: "g", Name: "w", Start: echomq.StartHead,
 		Handle: rec.handle, Beat: 20 * time.Millisecond, MinIdle: 300 * time.Millisecond, MaxDeliveries: 2, Settle: 20 * time.Millisecond,
 		Logger: discardLog,

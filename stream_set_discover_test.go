@@ -21,7 +21,7 @@ func TestSetFollowerWaitsForUndiscoveredStreams(t *testing.T) {
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	q := echomqtest.Queue(t)
 	a, b := c.Stream(q, "p-a"), c.Stream(q, "p-b")
-	_, err := a.Append(ctx, echomq.Fields{"n", "a1"})
+	_, err := a.Append(ctx, echomq.Fields{"n", "a1"}, nil)
 	require.NoError(t, err)
 	f, err := c.StreamsPrefix(q, "p-").Follower(&echomq.SetFollowOpts{
 		Start:  echomq.StartHead,
@@ -37,9 +37,9 @@ func TestSetFollowerWaitsForUndiscoveredStreams(t *testing.T) {
 		if len(got) == 1 {
 			// Found at the first discovery: now a stream it has not found,
 			// then a younger entry on the one it has.
-			_, err = b.Append(ctx, echomq.Fields{"n", "b1"})
+			_, err = b.Append(ctx, echomq.Fields{"n", "b1"}, nil)
 			require.NoError(t, err)
-			_, err = a.Append(ctx, echomq.Fields{"n", "a2"})
+			_, err = a.Append(ctx, echomq.Fields{"n", "a2"}, nil)
 			require.NoError(t, err)
 		}
 		if len(got) == 3 {

@@ -12,10 +12,10 @@ import (
 
 // Defaults of [SetFollowOpts] (and of the set consumer's matching fields).
 const (
-	DefaultSetCount     = 1000
-	DefaultSettle       = 500 * time.Millisecond
-	DefaultDiscover     = time.Second
-	DefaultSetBlock     = 5 * time.Second
+	defaultSetCount     = 1000
+	defaultSettle       = 500 * time.Millisecond
+	defaultDiscover     = time.Second
+	defaultSetBlock     = 5 * time.Second
 	maxSettleOrDiscover = time.Hour
 )
 
@@ -53,11 +53,11 @@ type SetFollowOpts struct {
 }
 
 func (o *SetFollowOpts) resolve() (SetFollowOpts, error) {
-	r := SetFollowOpts{Start: StartNew, Count: DefaultSetCount, Settle: DefaultSettle, Discover: DefaultDiscover, Block: DefaultSetBlock}
+	r := SetFollowOpts{Start: StartNew, Count: defaultSetCount, Settle: defaultSettle, Discover: defaultDiscover, Block: defaultSetBlock}
 	if o == nil {
 		return r, nil
 	}
-	if o.Count < 0 || o.Count > MaxCount {
+	if o.Count < 0 || o.Count > maxCount {
 		return r, &ArgumentError{Name: "count", Reason: "must lie in [0, 100000]"}
 	}
 	for _, d := range []time.Duration{o.Settle, o.Discover, o.Block} {
@@ -138,7 +138,7 @@ func (s *StreamSet) Follower(opts *SetFollowOpts) (*SetFollower, error) {
 	if log == nil {
 		log = s.c.cfg.Logger
 	}
-	return &SetFollower{set: s, opts: o, log: log, cp: o.From.Clone()}, nil
+	return &SetFollower{set: s, opts: o, log: log, cp: o.From.clone()}, nil
 }
 
 // Checkpoint returns the position after the last event the loop was given:
@@ -147,7 +147,7 @@ func (s *StreamSet) Follower(opts *SetFollowOpts) (*SetFollower, error) {
 func (f *SetFollower) Checkpoint() Checkpoint {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.cp.Clone()
+	return f.cp.clone()
 }
 
 // Stats returns the follower's counters.

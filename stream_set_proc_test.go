@@ -36,7 +36,7 @@ func TestSetHelperProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_SET_URL")})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_SET_URL")})
 	require.NoError(t, err)
 	defer client.Close()
 	dir, q := os.Getenv("EMQ_SET_DIR"), os.Getenv("EMQ_SET_QUEUE")
@@ -55,7 +55,7 @@ func TestSetHelperProcess(t *testing.T) {
 	// out of order) once its stream had gone idle.
 	settle := 5 * time.Second
 
-	sc, err := client.SetConsumer(echomq.SetConsumerConfig{
+	sc, err := client.SetConsumer(&echomq.SetConsumerConfig{
 		Set: set, Group: "all", Name: "worker", Start: echomq.StartHead, Settle: settle, Discover: 200 * time.Millisecond,
 		Beat: 100 * time.Millisecond, MinIdle: time.Minute,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

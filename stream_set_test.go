@@ -55,7 +55,7 @@ func writeStreams(t *testing.T, c *echomq.Client, q string, names []string, w, n
 		for g := range w {
 			wg.Go(func() {
 				for i := range n {
-					if _, err := s.Append(ctx, echomq.F("w", itoa(g), "n", itoa(i))); err != nil {
+					if _, err := s.Append(ctx, echomq.F("w", itoa(g), "n", itoa(i)), nil); err != nil {
 						errs <- err
 						return
 					}

@@ -9,7 +9,7 @@ import (
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// The fields a tagged event stores right after "id" (see [ReservedPrefix]).
+// The fields a tagged event stores right after "id" (see reservedPrefix).
 const (
 	posField  = "@pos"
 	tagsField = "@tags"

@@ -36,12 +36,6 @@ func (t TrimSpec) Exact() TrimSpec { t.exact = true; return t }
 // archived and are destroyed; [TrimResult.Unarchived] counts them.
 func (t TrimSpec) Force() TrimSpec { t.force = true; return t }
 
-// IsForced reports whether the trim is forced.
-func (t TrimSpec) IsForced() bool { return t.force }
-
-// IsExact reports whether the trim is exact.
-func (t TrimSpec) IsExact() bool { return t.exact }
-
 // String renders the XTRIM arguments, e.g. "MAXLEN = 3".
 func (t TrimSpec) String() string {
 	op := "~"

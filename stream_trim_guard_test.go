@@ -24,13 +24,13 @@ func TestTrimGuard(t *testing.T) {
 	s := c.Stream(q, "ev")
 	var ids []echomq.ID
 	for i := range 20 {
-		id, err := s.Append(ctx, echomq.F("n", itoa(i)))
+		id, err := s.Append(ctx, echomq.F("n", itoa(i)), nil)
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
 	require.NoError(t, archive.SetWatermark(ctx, s, ids[14]))
 	for i := range 10 {
-		id, err := s.Append(ctx, echomq.F("n", itoa(20+i)))
+		id, err := s.Append(ctx, echomq.F("n", itoa(20+i)), nil)
 		require.NoError(t, err)
 		ids = append(ids, id)
 	}
@@ -64,7 +64,7 @@ func TestTrimGuard(t *testing.T) {
 	// A stream with no watermark trims as before, unforced.
 	plain := c.Stream(q, "plain")
 	for i := range 5 {
-		_, err := plain.Append(ctx, echomq.F("n", itoa(i)))
+		_, err := plain.Append(ctx, echomq.F("n", itoa(i)), nil)
 		require.NoError(t, err)
 	}
 	r, err = plain.Trim(ctx, echomq.MaxLen(2).Exact())
@@ -82,7 +82,7 @@ func TestTrimGuardLease(t *testing.T) {
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "ev")
 	for i := range 4 {
-		_, err := s.Append(ctx, echomq.F("n", itoa(i)))
+		_, err := s.Append(ctx, echomq.F("n", itoa(i)), nil)
 		require.NoError(t, err)
 	}
 	_, err := rawcmd.Do(ctx, c, "SET", s.Key()+":archiver", "token", "PX", "60000")

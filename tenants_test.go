@@ -80,7 +80,7 @@ func TestTenantsConfinedByACL(t *testing.T) {
 	_, err := rawcmd.Do(ctx, a, hog...)
 	require.NoError(t, err)
 	_ = tenant("tenant-a")
-	_, err = a.Stream(qa, "events").Append(ctx, echomq.F("k", "v"))
+	_, err = a.Stream(qa, "events").Append(ctx, echomq.F("k", "v"), nil)
 	require.ErrorIs(t, err, echomq.ErrNoFreeNode)
 	del := []string{"DEL"}
 	for i := 1; i < len(hog); i += 2 {
@@ -102,7 +102,7 @@ func TestTenantsConfinedByACL(t *testing.T) {
 		other string
 	}{{a, qb}, {b, qa}} {
 		s := tc.c.Stream(tc.other, "events")
-		_, err := s.Append(ctx, echomq.F("k", "v"))
+		_, err := s.Append(ctx, echomq.F("k", "v"), nil)
 		require.ErrorIs(t, err, echomq.ErrPermission, "append to another tenant's queue")
 		_, err = s.Read(ctx, echomq.All, nil)
 		require.ErrorIs(t, err, echomq.ErrPermission, "read another tenant's stream")
@@ -133,11 +133,11 @@ func exerciseTenant(t *testing.T, c *echomq.Client, q string) {
 	s := c.Stream(q, "events")
 	var ids []echomq.ID
 	for i := range 20 {
-		id, err := s.Append(ctx, echomq.F("i", itoa(i)))
+		id, err := s.Append(ctx, echomq.F("i", itoa(i)), nil)
 		require.NoError(t, err, "append")
 		ids = append(ids, id)
 	}
-	got, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("i", "b0"), echomq.F("i", "b1")})
+	got, err := s.AppendBatch(ctx, []echomq.Fields{echomq.F("i", "b0"), echomq.F("i", "b1")}, nil)
 	require.NoError(t, err, "append batch")
 	ids = append(ids, got...)
 	evs, err := s.Read(ctx, echomq.All, nil)
@@ -148,7 +148,7 @@ func exerciseTenant(t *testing.T, c *echomq.Client, q string) {
 	var mu sync.Mutex
 	seen := map[echomq.ID]bool{}
 	done := make(chan struct{})
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "events", Group: "g", Start: echomq.StartHead,
 		Beat: 100 * time.Millisecond, Handle: func(_ context.Context, d echomq.Delivery) error {
 			mu.Lock()

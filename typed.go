@@ -96,11 +96,8 @@ func (t *Typed[T]) Err() error { return t.err }
 // Stream returns the stream the view appends to.
 func (t *Typed[T]) Stream() *Stream { return t.s }
 
-// Version returns the schema version the view writes (0: unversioned).
-func (t *Typed[T]) Version() int { return t.up.version }
-
 // Key returns the stream's key.
-func (t *Typed[T]) Key() string {
+func (t *Typed[T]) key() string {
 	if t.s == nil {
 		return ""
 	}
@@ -143,28 +140,23 @@ func (t *Typed[T]) Decode(ev Event) (TypedEvent[T], error) {
 		}
 	}
 	if err != nil {
-		return out, &DecodeError{Stream: t.Key(), Entry: ev.Entry, ID: ev.ID, Version: version, Stage: stage, Err: err}
+		return out, &DecodeError{Stream: t.key(), Entry: ev.Entry, ID: ev.ID, Version: version, Stage: stage, Err: err}
 	}
 	return out, nil
 }
 
-// Append encodes v and appends it; see [Stream.Append] for the errors,
-// plus those of [Typed.Encode] (before any I/O).
-func (t *Typed[T]) Append(ctx context.Context, v T) (ID, error) {
-	return t.AppendWith(ctx, v, nil)
-}
-
-// AppendWith encodes v and appends it with opts (nil: none); see
-// [Stream.AppendWith].
-func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts *AppendOpts) (ID, error) {
+// Append encodes v and appends it with opts (nil: none); see
+// [Stream.Append] for the options and errors, plus those of [Typed.Encode]
+// (before any I/O).
+func (t *Typed[T]) Append(ctx context.Context, v T, opts *AppendOpts) (ID, error) {
 	if t.err != nil {
-		return ID{}, opError("append", t.Key(), t.err)
+		return ID{}, opError("append", t.key(), t.err)
 	}
 	f, err := t.Encode(v)
 	if err != nil {
-		return ID{}, opError("append", t.Key(), err)
+		return ID{}, opError("append", t.key(), err)
 	}
-	return t.s.AppendWith(ctx, f, opts)
+	return t.s.Append(ctx, f, opts)
 }
 
 // Read returns the decoded events of r, oldest first (newest first with
@@ -174,7 +166,7 @@ func (t *Typed[T]) AppendWith(ctx context.Context, v T, opts *AppendOpts) (ID, e
 func (t *Typed[T]) Read(ctx context.Context, r Range, opts *ReadOpts) ([]TypedEvent[T], error) {
 	count, rev, err := opts.get()
 	if err != nil {
-		return nil, opError("read", t.Key(), err)
+		return nil, opError("read", t.key(), err)
 	}
 	sopts := &ScanOpts{Reverse: rev}
 	if count > 0 && count < 1000 {
@@ -200,7 +192,7 @@ func (t *Typed[T]) Read(ctx context.Context, r Range, opts *ReadOpts) ([]TypedEv
 func (t *Typed[T]) Scan(ctx context.Context, r Range, opts *ScanOpts) iter.Seq2[TypedEvent[T], error] {
 	return func(yield func(TypedEvent[T], error) bool) {
 		if t.err != nil {
-			yield(TypedEvent[T]{}, opError("scan", t.Key(), t.err))
+			yield(TypedEvent[T]{}, opError("scan", t.key(), t.err))
 			return
 		}
 		t.each(t.src.Scan(ctx, r, opts), yield)
@@ -213,7 +205,7 @@ func (t *Typed[T]) Scan(ctx context.Context, r Range, opts *ScanOpts) iter.Seq2[
 func (t *Typed[T]) Follow(ctx context.Context, opts *FollowOpts) iter.Seq2[TypedEvent[T], error] {
 	return func(yield func(TypedEvent[T], error) bool) {
 		if t.err != nil {
-			yield(TypedEvent[T]{}, opError("follow", t.Key(), t.err))
+			yield(TypedEvent[T]{}, opError("follow", t.key(), t.err))
 			return
 		}
 		t.each(t.src.Follow(ctx, opts), yield)

@@ -30,10 +30,10 @@ func BenchmarkTypedAppend(b *testing.B) {
 	tv := echomq.NewTyped[benchRoom](s, nil, nil)
 	compareRounds(b, 256, "appends/s",
 		side{name: "untyped", run: func(n int) error {
-			return repeat(n, func() error { _, err := s.Append(ctx, benchPayload); return err })
+			return repeat(n, func() error { _, err := s.Append(ctx, benchPayload, nil); return err })
 		}},
 		side{name: "typed", run: func(n int) error {
-			return repeat(n, func() error { _, err := tv.Append(ctx, benchRoomValue); return err })
+			return repeat(n, func() error { _, err := tv.Append(ctx, benchRoomValue, nil); return err })
 		}},
 	)
 }
@@ -49,7 +49,7 @@ func BenchmarkTypedRead(b *testing.B) {
 	for i := range recs {
 		recs[i] = benchPayload
 	}
-	_, err := s.AppendBatch(ctx, recs)
+	_, err := s.AppendBatch(ctx, recs, nil)
 	require.NoError(b, err)
 	opts := &echomq.ReadOpts{Count: benchPage}
 	compareRounds(b, benchPage*readRound, "events/s",
@@ -88,7 +88,7 @@ func BenchmarkSetFollow(b *testing.B) {
 		recs[i] = benchPayload
 	}
 	for _, n := range names {
-		_, err := e.emq.Stream(e.q, n).AppendBatch(ctx, recs)
+		_, err := e.emq.Stream(e.q, n).AppendBatch(ctx, recs, nil)
 		require.NoError(b, err)
 	}
 	set := e.emq.Streams(e.q, names...)

@@ -24,33 +24,40 @@ type Codec[T any] interface {
 	Decode(f Fields) (T, error)
 }
 
-// JSONLayout is how a [JSONCodec] lays a value out over an event's fields.
-type JSONLayout int
+// jsonLayout is how a [JSONCodec] lays a value out over an event's fields.
+type jsonLayout int
 
 const (
-	// LayoutFields writes one stream field per top-level JSON property, in
+	// layoutFields writes one stream field per top-level JSON property, in
 	// the order encoding/json writes them (struct field order): a string
 	// property is stored as its bare text (room=ROM1, not room="ROM1"),
 	// any other value as its JSON text (points=480, tags=["a","b"]). The
 	// entry then reads like one appended by hand, and untyped readers,
 	// ready-made folds and the CLI see ordinary fields. The value must
 	// encode as a JSON object (a struct or a map).
-	LayoutFields JSONLayout = iota
-	// LayoutPayload writes the whole JSON document into one field (named by
+	layoutFields jsonLayout = iota
+	// layoutPayload writes the whole JSON document into one field (named by
 	// JSONCodec.Field, "payload" by default): any JSON value, nested as deep
 	// as it likes, at the cost of opaque fields for untyped readers.
-	LayoutPayload
+	layoutPayload
 )
 
-// defaultPayloadField is the field a [LayoutPayload] codec writes.
+// defaultPayloadField is the field a payload layout codec writes.
 const defaultPayloadField = "payload"
 
 // JSONCodec is the [Codec] of encoding/json, in one of two layouts. The zero
 // value is the fields layout. Make one with [JSONFields] or [JSONPayload].
+//
+// The fields layout writes one stream field per top-level JSON property, in
+// struct field order: a string property as its bare text (room=ROM1), any
+// other value as its JSON text (points=480, tags=["a","b"]), so untyped
+// readers, folds and the CLI see ordinary fields; the value must encode as
+// a JSON object. The payload layout writes the whole document into one
+// field: any JSON value, at the cost of opaque fields for untyped readers.
 type JSONCodec[T any] struct {
-	// Layout picks the layout. Defaults to [LayoutFields].
-	Layout JSONLayout
-	// Field names the one field of [LayoutPayload]. Defaults to "payload".
+	// layout is the layout (zero: the fields layout).
+	layout jsonLayout
+	// Field names the one field of the payload layout. Defaults to "payload".
 	Field string
 
 	// quoted holds the JSON property names of T whose Go type is a string:
@@ -61,10 +68,10 @@ type JSONCodec[T any] struct {
 }
 
 // JSONFields returns the JSON codec that writes one field per top-level
-// property ([LayoutFields]).
+// property (fields layout).
 func JSONFields[T any]() *JSONCodec[T] {
 	t := reflect.TypeFor[T]()
-	return &JSONCodec[T]{Layout: LayoutFields, quoted: stringProps(t), fast: newFastStruct(t)}
+	return &JSONCodec[T]{layout: layoutFields, quoted: stringProps(t), fast: newFastStruct(t)}
 }
 
 // JSONPayload returns the JSON codec that writes the document into the one
@@ -73,7 +80,7 @@ func JSONPayload[T any](field string) *JSONCodec[T] {
 	if field == "" {
 		field = defaultPayloadField
 	}
-	return &JSONCodec[T]{Layout: LayoutPayload, Field: field}
+	return &JSONCodec[T]{layout: layoutPayload, Field: field}
 }
 
 func (c *JSONCodec[T]) field() string {
@@ -91,7 +98,7 @@ func (c *JSONCodec[T]) Encode(v T) (Fields, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.Layout == LayoutPayload {
+	if c.layout == layoutPayload {
 		return Fields{c.field(), string(doc)}, nil
 	}
 	return splitObject(doc)
@@ -103,7 +110,7 @@ func (c *JSONCodec[T]) Encode(v T) (Fields, error) {
 func (c *JSONCodec[T]) Decode(f Fields) (T, error) {
 	var v T
 	var doc []byte
-	if c.Layout == LayoutPayload {
+	if c.layout == layoutPayload {
 		s, ok := f.Get(c.field())
 		if !ok {
 			return v, fmt.Errorf("no %q field", c.field())

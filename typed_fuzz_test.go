@@ -66,7 +66,7 @@ type fuzzDoc struct {
 // fields layout (through encoding/json for a struct the fast path does not
 // take), and splitObject takes any object encoding/json writes. (An
 // interface-typed property is left out: a string in it that reads as JSON,
-// such as "null" or "42", comes back as that value; see LayoutFields.)
+// such as "null" or "42", comes back as that value; see layoutFields.)
 func FuzzJSONFieldsRoundTrip(f *testing.F) {
 	f.Add("ROM1", 4, "x", "k", "v", "007")
 	f.Add(`a "b" \ c`, -1, "", "", "", "true")

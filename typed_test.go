@@ -78,7 +78,7 @@ func TestNewTypedBadInput(t *testing.T) {
 			t.Parallel()
 			tv := echomq.NewTyped[roomOpened](tt.s, nil, tt.opts)
 			require.ErrorIs(t, tv.Err(), tt.want)
-			_, err := tv.Append(ctx, roomOpened{Room: "R"})
+			_, err := tv.Append(ctx, roomOpened{Room: "R"}, nil)
 			require.ErrorIs(t, err, tt.want)
 			for _, err := range tv.Scan(ctx, echomq.All, nil) {
 				require.ErrorIs(t, err, tt.want)
@@ -96,9 +96,9 @@ func TestTypedEncodeRefusesReserved(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	s := c.Stream(echomqtest.Queue(t), "s")
-	_, err := echomq.NewTyped[map[string]string](s, nil, nil).Append(ctx, map[string]string{"id": "x"})
+	_, err := echomq.NewTyped[map[string]string](s, nil, nil).Append(ctx, map[string]string{"id": "x"}, nil)
 	require.ErrorIs(t, err, echomq.ErrReservedField)
-	_, err = echomq.NewTyped[map[string]string](s, nil, &echomq.TypedOpts{Version: 1}).Append(ctx, map[string]string{echomq.VersionField: "2"})
+	_, err = echomq.NewTyped[map[string]string](s, nil, &echomq.TypedOpts{Version: 1}).Append(ctx, map[string]string{echomq.VersionField: "2"}, nil)
 	require.ErrorIs(t, err, echomq.ErrReservedField)
 	evs, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)
@@ -129,13 +129,13 @@ func TestTypedUpcastsEveryVersion(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomq.Config{URL: echomqtest.Shared(t).URL()})
 	s := c.Stream(echomqtest.Queue(t), "room-opened")
-	_, err := s.Append(ctx, echomq.F("room", "R1", "theme", "animals", "seats", "4"))
+	_, err := s.Append(ctx, echomq.F("room", "R1", "theme", "animals", "seats", "4"), nil)
 	require.NoError(t, err)
-	_, err = s.Append(ctx, echomq.F("room", "R2", "set", "food", "seats", "6", echomq.VersionField, "2"))
+	_, err = s.Append(ctx, echomq.F("room", "R2", "set", "food", "seats", "6", echomq.VersionField, "2"), nil)
 	require.NoError(t, err)
 	tv := echomq.NewTyped[roomV3](s, nil, &echomq.TypedOpts{Upcasters: roomUpcasters})
-	require.Equal(t, 3, tv.Version())
-	_, err = tv.Append(ctx, roomV3{Room: "R3", Set: "flags", Capacity: 8, Mode: "blind"})
+	require.Equal(t, 3, echomq.TypedVersion(tv))
+	_, err = tv.Append(ctx, roomV3{Room: "R3", Set: "flags", Capacity: 8, Mode: "blind"}, nil)
 	require.NoError(t, err)
 	want := []roomV3{{"R1", "animals", 4, "classic"}, {"R2", "food", 6, "classic"}, {"R3", "flags", 8, "blind"}}
 
@@ -151,7 +151,7 @@ func TestTypedUpcastsEveryVersion(t *testing.T) {
 	require.Equal(t, echomq.F("room", "R1", "theme", "animals", "seats", "4"), raw[0].Fields, "stored fields untouched by reads")
 	require.Equal(t, echomq.F("room", "R3", "set", "flags", "capacity", "8", "mode", "blind", echomq.VersionField, "3"), raw[2].Fields)
 
-	_, err = s.Append(ctx, echomq.F("room", "R4", echomq.VersionField, "9"))
+	_, err = s.Append(ctx, echomq.F("room", "R4", echomq.VersionField, "9"), nil)
 	require.NoError(t, err)
 	var got []string
 	var decodeErrs []error
@@ -192,11 +192,11 @@ func TestTypedHandlerDeadLettersDecodeFailure(t *testing.T) {
 	t.Parallel()
 	e := newGroupEnv(t)
 	tv := echomq.NewTyped[roomV3](e.stream, nil, &echomq.TypedOpts{Upcasters: roomUpcasters})
-	_, err := e.stream.Append(ctx, echomq.F("room", "R1", "theme", "animals", "seats", "4"))
+	_, err := e.stream.Append(ctx, echomq.F("room", "R1", "theme", "animals", "seats", "4"), nil)
 	require.NoError(t, err)
-	bad, err := e.stream.Append(ctx, echomq.F("room", "R2", "set", "x", "capacity", "lots", echomq.VersionField, "3"))
+	bad, err := e.stream.Append(ctx, echomq.F("room", "R2", "set", "x", "capacity", "lots", echomq.VersionField, "3"), nil)
 	require.NoError(t, err)
-	_, err = tv.Append(ctx, roomV3{Room: "R3", Set: "flags", Capacity: 8, Mode: "blind"})
+	_, err = tv.Append(ctx, roomV3{Room: "R3", Set: "flags", Capacity: 8, Mode: "blind"}, nil)
 	require.NoError(t, err)
 	got := make(chan roomV3, 10)
 	h := tv.Handler(func(_ context.Context, d echomq.TypedDelivery[roomV3]) error {

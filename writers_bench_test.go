@@ -27,7 +27,7 @@ func BenchmarkWriters(b *testing.B) {
 	writers := make([]*echomq.Stream, 4)
 	var clients []*echomq.Client
 	for i := range writers {
-		c, err := echomq.Connect(ctx, echomq.Config{URL: e.url, NodeID: new(900 - 100*i), Notice: io.Discard})
+		c, err := echomq.Connect(ctx, &echomq.Config{URL: e.url, NodeID: new(900 - 100*i), Notice: io.Discard})
 		require.NoError(b, err)
 		b.Cleanup(func() { require.NoError(b, c.Close()) })
 		clients = append(clients, c)
@@ -40,16 +40,16 @@ func BenchmarkWriters(b *testing.B) {
 		before := sumStats(clients)
 		appends := compareRounds(b, appendRound/4, "ops/s",
 			side{"four_writers", delFour, func(n int) error {
-				return fanOutK(n, 4, func(g int) error { _, err := writers[g].Append(ctx, benchPayload); return err })
+				return fanOutK(n, 4, func(g int) error { _, err := writers[g].Append(ctx, benchPayload, nil); return err })
 			}},
 			side{"four_own_streams", func() error { return e.del(writers[0].Key() + "-own") }, func(n int) error {
 				return fanOutK(n, 4, func(g int) error {
-					_, err := clients[g].Stream(e.q, "four-own-"+strconv.Itoa(g)).Append(ctx, benchPayload)
+					_, err := clients[g].Stream(e.q, "four-own-"+strconv.Itoa(g)).Append(ctx, benchPayload, nil)
 					return err
 				})
 			}},
 			side{"one_writer_4g", delOne, func(n int) error {
-				return fanOutK(n, 4, func(int) error { _, err := one.Append(ctx, benchPayload); return err })
+				return fanOutK(n, 4, func(int) error { _, err := one.Append(ctx, benchPayload, nil); return err })
 			}})
 		after := sumStats(clients)
 		b.ReportMetric(float64(after.Refused-before.Refused)/float64(appends), "four_extra_rt/op")
@@ -60,7 +60,7 @@ func BenchmarkWriters(b *testing.B) {
 func sumStats(cs []*echomq.Client) echomq.AppendStats {
 	var s echomq.AppendStats
 	for _, c := range cs {
-		st := c.AppendStats()
+		st := echomq.AppendStatsOf(c)
 		s.Refused += st.Refused
 		s.Arbitrated += st.Arbitrated
 		s.Scripts += st.Scripts
@@ -77,21 +77,21 @@ func BenchmarkAppendKey(b *testing.B) {
 	plain := e.emq.Stream(e.q, "plain")
 	var n atomic.Int64
 	keyed := func() error {
-		_, err := s.AppendWith(ctx, benchPayload, &echomq.AppendOpts{Key: "k" + strconv.FormatInt(n.Add(1), 10)})
+		_, err := s.Append(ctx, benchPayload, &echomq.AppendOpts{Key: "k" + strconv.FormatInt(n.Add(1), 10)})
 		return err
 	}
 	b.Run("ratio", func(b *testing.B) {
 		compareRounds(b, appendRound, "ops/s",
 			side{"keyed", func() error { return e.del(s.Key()) }, func(n int) error { return fanOut(n, keyed) }},
 			side{"plain", func() error { return e.del(plain.Key()) }, func(n int) error {
-				return fanOut(n, func() error { _, err := plain.Append(ctx, benchPayload); return err })
+				return fanOut(n, func() error { _, err := plain.Append(ctx, benchPayload, nil); return err })
 			}})
 	})
 	b.Run("serial/ratio", func(b *testing.B) {
 		compareRounds(b, appendRound/16, "ops/s",
 			side{"keyed", func() error { return e.del(s.Key()) }, func(n int) error { return repeat(n, keyed) }},
 			side{"plain", func() error { return e.del(plain.Key()) }, func(n int) error {
-				return repeat(n, func() error { _, err := plain.Append(ctx, benchPayload); return err })
+				return repeat(n, func() error { _, err := plain.Append(ctx, benchPayload, nil); return err })
 			}})
 	})
 }

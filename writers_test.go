@@ -37,12 +37,12 @@ func TestTwoWritersOneStream(t *testing.T) {
 			wg.Go(func() {
 				var mine []echomq.ID
 				for i := range each / perWriterGoroutines {
-					node, err := w.NodeID(ctx, q)
+					node, err := echomq.NodeIDOf(ctx, w, q)
 					if err != nil {
 						errs <- err
 						return
 					}
-					id, err := s.Append(ctx, echomq.F("writer", strconv.Itoa(node), "g", strconv.Itoa(g), "i", strconv.Itoa(i)))
+					id, err := s.Append(ctx, echomq.F("writer", strconv.Itoa(node), "g", strconv.Itoa(g), "i", strconv.Itoa(i)), nil)
 					if err != nil {
 						errs <- err
 						return

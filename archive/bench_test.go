@@ -36,7 +36,7 @@ func fillBench(b *testing.B, s *echomq.Stream, n int) {
 		recs = append(recs, echomq.F("game", fmt.Sprintf("GAM%011d", i/50), "player", fmt.Sprintf("PLR%011d", i%997),
 			"emoji", "🦊🐙", "points", strconv.Itoa(i%1000)))
 		if len(recs) == batch || i == n-1 {
-			_, err := s.AppendBatch(context.Background(), recs)
+			_, err := s.AppendBatch(context.Background(), recs, nil)
 			require.NoError(b, err)
 			recs = recs[:0]
 		}

@@ -175,7 +175,7 @@ func startWriters(t *testing.T, s *echomq.Stream) *writers {
 				case <-tick.C:
 				}
 				recs := []echomq.Fields{echomq.F("w", strconv.Itoa(g), "i", strconv.Itoa(i)), echomq.F("w", strconv.Itoa(g), "i", strconv.Itoa(i), "x", "y")}
-				ids, err := s.AppendBatch(context.Background(), recs)
+				ids, err := s.AppendBatch(context.Background(), recs, nil)
 				w.mu.Lock()
 				if err != nil && w.err == nil {
 					w.err = err

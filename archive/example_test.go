@@ -21,7 +21,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -39,7 +39,7 @@ func ExampleArchiver_Cycle() {
 
 	scored := client.Stream("cm", "guess-scored")
 	for _, points := range []string{"120", "480", "600", "90", "300", "720", "15", "510"} {
-		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points)); err != nil {
+		if _, err := scored.Append(ctx, echomq.F("player", "PLR1", "points", points), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -77,7 +77,7 @@ func ExampleArchiver_Cycle() {
 }
 
 // Read a time window across the seam between archive and live stream.
-func ExampleReader_ReadWindow() {
+func ExampleReader_Read_window() {
 	ctx := context.Background()
 	client := exampleClient()
 	defer client.Close()
@@ -86,7 +86,7 @@ func ExampleReader_ReadWindow() {
 
 	opened := client.Stream("cm", "room-opened")
 	for _, room := range []string{"ROM1", "ROM2", "ROM3", "ROM4", "ROM5", "ROM6"} {
-		if _, err := opened.Append(ctx, echomq.F("room", room)); err != nil {
+		if _, err := opened.Append(ctx, echomq.F("room", room), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -98,7 +98,7 @@ func ExampleReader_ReadWindow() {
 	// One mint a second from 12:00:01: the window 12:00:03–12:00:05
 	// holds ROM3 and ROM4 (archived) and ROM5 (live).
 	t0 := time.Date(2026, 5, 1, 12, 0, 3, 0, time.UTC)
-	evs, err := arch.Reader("cm", "room-opened").ReadWindow(ctx, t0, t0.Add(2*time.Second), nil)
+	evs, err := arch.Reader("cm", "room-opened").Read(ctx, echomq.Window(t0, t0.Add(2*time.Second)), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -121,7 +121,7 @@ func ExampleArchiver_Status() {
 
 	s := client.Stream("cm", "game-settled")
 	for range 10 {
-		if _, err := s.Append(ctx, echomq.F("game", "GAM1")); err != nil {
+		if _, err := s.Append(ctx, echomq.F("game", "GAM1"), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -149,7 +149,7 @@ func ExampleSetWatermark() {
 	s := client.Stream("cm", "guess-scored")
 	_, ok, _ := archive.Watermark(ctx, s)
 	fmt.Println("cached:", ok)
-	w, _ := s.Append(ctx, echomq.F("points", "100"))
+	w, _ := s.Append(ctx, echomq.F("points", "100"), nil)
 	_ = archive.SetWatermark(ctx, s, w)
 	got, ok, _ := archive.Watermark(ctx, s)
 	fmt.Println("cached:", ok, got == w)

@@ -49,7 +49,7 @@ func runHelper() int {
 	if crashStep == "random" {
 		go func() { time.Sleep(time.Duration(nth) * time.Microsecond); kill() }() // sleep: a random moment to crash at
 	}
-	c, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_URL"), NodeID: new(1000), Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_URL"), NodeID: new(1000), Notice: io.Discard})
 	if err != nil {
 		fmt.Println("error", err)
 		return 2

@@ -26,7 +26,7 @@ func newClient(t testing.TB, opts ...func(*echomq.Config)) *echomq.Client {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	c, err := echomq.Connect(context.Background(), cfg)
+	c, err := echomq.Connect(context.Background(), &cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -98,7 +98,7 @@ func appendN(t testing.TB, s *echomq.Stream, from, n int) []echomq.ID {
 	for i := range recs {
 		recs[i] = echomq.F("n", strconv.Itoa(from+i), "k", strconv.Itoa((from+i)%3), "blob", "\x00\xffbinary")
 	}
-	ids, err := s.AppendBatch(context.Background(), recs)
+	ids, err := s.AppendBatch(context.Background(), recs, nil)
 	require.NoError(t, err)
 	return ids
 }

@@ -54,7 +54,7 @@ func (a *Archiver) trimmed(ctx context.Context, s *echomq.Stream, n int64, d tim
 	if len(hs) == 0 {
 		return
 	}
-	info := echomq.TrimInfo{Queue: s.Queue(), Stream: s.Name(), By: echomq.TrimByArchive, Removed: n, Duration: d, Err: err}
+	info := echomq.TrimInfo{Queue: s.Queue(), Stream: s.Name(), By: "archive", Removed: n, Duration: d, Err: err}
 	for _, h := range hs {
 		h.OnTrim(ctx, info)
 	}

@@ -96,7 +96,7 @@ func TestWindowsAcrossSeam(t *testing.T) {
 						want = append(want, ev.Event)
 					}
 				}
-				got, err := f.rd.ReadWindow(ctx, w.t0, w.t1, nil)
+				got, err := f.rd.Read(ctx, echomq.Window(w.t0, w.t1), nil)
 				require.NoError(t, err, w.name)
 				require.Equal(t, want, events(got), w.name)
 				// Paging, forwards and backwards, sees the same.
@@ -110,7 +110,7 @@ func TestWindowsAcrossSeam(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, reversed(want), events(rev), w.name+" reversed")
 			}
-			since, err := f.rd.ReadSince(ctx, sec(18), &echomq.ReadOpts{Count: 5})
+			since, err := f.rd.Read(ctx, echomq.Since(sec(18)), &echomq.ReadOpts{Count: 5})
 			require.NoError(t, err)
 			require.Equal(t, events(full[54:59]), events(since))
 			latest, err := f.rd.Read(ctx, echomq.All, &echomq.ReadOpts{Count: 32, Reverse: true})
@@ -177,7 +177,7 @@ func TestReadTouchesOnlyOverlappingSegments(t *testing.T) {
 	require.Equal(t, 1, segGets)
 	// A live-only window fetches no segment at all.
 	clear(cs.gets)
-	_, err = rd.ReadSince(ctx, f.t0.Add(25*time.Second), nil)
+	_, err = rd.Read(ctx, echomq.Since(f.t0.Add(25*time.Second)), nil)
 	require.NoError(t, err)
 	for name := range cs.gets {
 		require.NotContains(t, name, ".parquet")
@@ -304,7 +304,7 @@ func TestFollowNewOnly(t *testing.T) {
 			case <-done:
 				return
 			case <-tick.C:
-				if _, err := s.Append(context.Background(), echomq.F("n", strconv.Itoa(i), "k", strconv.Itoa(i%3), "blob", "\x00\xffbinary")); !assert.NoError(t, err) {
+				if _, err := s.Append(context.Background(), echomq.F("n", strconv.Itoa(i), "k", strconv.Itoa(i%3), "blob", "\x00\xffbinary"), nil); !assert.NoError(t, err) {
 					return
 				}
 			}

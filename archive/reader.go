@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"iter"
-	"time"
 
 	"github.com/echomq/echomq"
 )
@@ -122,20 +121,6 @@ func (rd *Reader) Read(ctx context.Context, r echomq.Range, opts *echomq.ReadOpt
 		}
 	}
 	return out, nil
-}
-
-// ReadWindow returns the merged events minted in the closed window
-// [t0, t1], oldest first: the same events as a full merged read filtered by
-// mint instant, wherever the seam falls. t1 before t0 returns an
-// [*echomq.RangeError] before any I/O. Other errors as [Reader.Read].
-func (rd *Reader) ReadWindow(ctx context.Context, t0, t1 time.Time, opts *echomq.ReadOpts) ([]Event, error) {
-	return rd.Read(ctx, echomq.Window(t0, t1), opts)
-}
-
-// ReadSince returns the merged events minted at or after t0, oldest first.
-// Errors as [Reader.Read].
-func (rd *Reader) ReadSince(ctx context.Context, t0 time.Time, opts *echomq.ReadOpts) ([]Event, error) {
-	return rd.Read(ctx, echomq.Since(t0), opts)
 }
 
 // Scan iterates over the merged events of r page by page, as

@@ -104,7 +104,7 @@ func (a *Archiver) restore(ctx context.Context, from StreamRef, to *echomq.Strea
 		}
 		p := make([]string, 0, 2+len(ev.Fields))
 		if !ev.ID.IsZero() {
-			p = append(p, echomq.ReservedField, ev.ID.String())
+			p = append(p, "id", ev.ID.String())
 		}
 		ids = append(ids, ev.Entry.String())
 		pairs = append(pairs, append(p, ev.Fields...))

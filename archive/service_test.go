@@ -100,7 +100,7 @@ func TestBadInput(t *testing.T) {
 			return err
 		}, echomq.ErrInvalidArgument},
 		{"read inverted", func() error {
-			_, err := archive.NewReader(store, c.Stream(q, "s")).ReadWindow(ctx, time.Now(), time.Now().Add(-time.Hour), nil)
+			_, err := archive.NewReader(store, c.Stream(q, "s")).Read(ctx, echomq.Window(time.Now(), time.Now().Add(-time.Hour)), nil)
 			return err
 		}, echomq.ErrInvalidRange},
 		{"read negative count", func() error {

@@ -65,7 +65,7 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 	q := echomqtest.Queue(t)
 	old := c.Stream(q, "room-opened")
 	for i := range 6 {
-		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "theme", "animals", "seats", strconv.Itoa(2+i)))
+		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "theme", "animals", "seats", strconv.Itoa(2+i)), nil)
 		require.NoError(t, err)
 	}
 	a := newArchiver(t, c, newStore(t, "fs"), nil)
@@ -76,12 +76,12 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, live, "and trimmed from the live stream")
 	for i := 6; i < 10; i++ {
-		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "set", "food", "seats", strconv.Itoa(2+i), echomq.VersionField, "2"))
+		_, err := old.Append(ctx, echomq.F("room", fmt.Sprintf("R%d", i), "set", "food", "seats", strconv.Itoa(2+i), echomq.VersionField, "2"), nil)
 		require.NoError(t, err)
 	}
 	tv := echomq.NewTyped[roomV3](old, nil, &echomq.TypedOpts{Upcasters: roomUpcasters})
 	for i := 10; i < 13; i++ {
-		_, err := tv.Append(ctx, roomV3{Room: fmt.Sprintf("R%d", i), Set: "flags", Capacity: 2 + i, Mode: "blind"})
+		_, err := tv.Append(ctx, roomV3{Room: fmt.Sprintf("R%d", i), Set: "flags", Capacity: 2 + i, Mode: "blind"}, nil)
 		require.NoError(t, err)
 	}
 
@@ -95,7 +95,7 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 		case i >= 6:
 			v.Set = "food"
 		}
-		_, err := fresh.Append(ctx, v)
+		_, err := fresh.Append(ctx, v, nil)
 		require.NoError(t, err)
 	}
 
@@ -119,7 +119,7 @@ func TestUpcastAcrossArchiveSeam(t *testing.T) {
 
 	// A consumer with the typed handler: live v2 and v3 entries, upcast.
 	got3 := make(chan roomV3, 16)
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "room-opened", Group: "g", Start: echomq.StartHead,
 		Handle: tv.Handler(func(_ context.Context, d echomq.TypedDelivery[roomV3]) error { got3 <- d.Value; return nil }),
 	})
@@ -136,7 +136,7 @@ func TestTypedFoldStopsOnDecodeFailure(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t)
 	s := c.Stream(echomqtest.Queue(t), "room-opened")
-	_, err := s.Append(ctx, echomq.F("room", "R1", "capacity", "lots", echomq.VersionField, "3"))
+	_, err := s.Append(ctx, echomq.F("room", "R1", "capacity", "lots", echomq.VersionField, "3"), nil)
 	require.NoError(t, err)
 	tv := projection.NewTyped[roomV3](echomq.NewTyped[roomV3](s, nil, &echomq.TypedOpts{Upcasters: roomUpcasters}))
 	_, err = projection.Fold(ctx, projection.All, foldRooms(tv), tv.Source(s))

@@ -41,7 +41,7 @@ func SetWatermark(ctx context.Context, s *echomq.Stream, w echomq.ID) error {
 	if err := s.Err(); err != nil {
 		return watermarkError("put archived", s, err)
 	}
-	if !w.Is(echomq.BrandEvent) {
+	if w.Brand() != echomq.BrandEvent {
 		return watermarkError("put archived", s, &echomq.KindError{Want: echomq.BrandEvent, Got: w.Brand()})
 	}
 	// SetFreeing: the archive cycle caches W before its trim, so a full

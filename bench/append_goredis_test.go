@@ -21,7 +21,7 @@ func BenchmarkAppendGoRedis(b *testing.B) {
 	b.Cleanup(func() { require.NoError(b, gr.Close()) })
 	s := e.emq.Stream(e.q, "append")
 	grKey := s.Key() + ".goredis"
-	ours := func() error { _, err := s.Append(ctx, benchPayload); return err }
+	ours := func() error { _, err := s.Append(ctx, benchPayload, nil); return err }
 	goredisOp := func() error {
 		return gr.XAdd(ctx, &redis.XAddArgs{Stream: grKey, Values: []string(benchPayload)}).Err()
 	}

@@ -34,7 +34,7 @@ func TestSegmentReadableByArrow(t *testing.T) {
 	for i := range recs {
 		recs[i] = echomq.F("n", strconv.Itoa(i), "blob", "\x00\xffbinary")
 	}
-	_, err = s.AppendBatch(ctx, recs)
+	_, err = s.AppendBatch(ctx, recs, nil)
 	require.NoError(t, err)
 	want, err := s.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)

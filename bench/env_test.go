@@ -56,7 +56,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 
 func connect(tb testing.TB, url string) *echomq.Client {
 	tb.Helper()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, Logger: discardLog})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, Logger: discardLog})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, c.Close()) })
 	return c

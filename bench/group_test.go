@@ -67,7 +67,7 @@ func (e *groupBench) key(stream string) string { return e.emq.Stream(e.q, stream
 // ours runs an echomq Consumer.
 func (e *groupBench) ours(g *groupContender) func(string) (func(), error) {
 	return func(stream string) (func(), error) {
-		c, err := e.emq.Consumer(echomq.ConsumerConfig{
+		c, err := e.emq.Consumer(&echomq.ConsumerConfig{
 			Queue: e.q, Stream: stream, Group: "g", Name: "c", Start: echomq.StartHead, Logger: discardLog,
 			Beat:   100 * time.Millisecond, // a quick stop between rounds; reads return as soon as entries exist
 			Handle: func(_ context.Context, d echomq.Delivery) error { g.handle(d.Fields); return nil },
@@ -173,7 +173,7 @@ func (e *groupBench) produce(stream string, n int) error {
 		for range min(groupBatch, n-done) {
 			recs = append(recs, benchPayload)
 		}
-		if _, err := s.AppendBatch(ctx, recs); err != nil {
+		if _, err := s.AppendBatch(ctx, recs, nil); err != nil {
 			return err
 		}
 	}
@@ -300,7 +300,7 @@ func BenchmarkGroupLatency(b *testing.B) {
 				tick := time.NewTicker(time.Second / latencyRate)
 				for range latencyPerRound {
 					<-tick.C
-					_, err := s.Append(ctx, echomq.F("t", strconv.FormatInt(time.Now().UnixNano(), 10)))
+					_, err := s.Append(ctx, echomq.F("t", strconv.FormatInt(time.Now().UnixNano(), 10)), nil)
 					require.NoError(b, err)
 				}
 				tick.Stop()

@@ -23,9 +23,9 @@ func twoEngines(t *testing.T, cfg Config) (*Engine, *Engine, *clock) {
 	clk := &clock{t: time.Now()}
 	cfg.Queue, cfg.Clock, cfg.Logger = echomqtest.Queue(t), clk.now, quiet
 	url := echomqtest.Shared(t).URL()
-	a, err := New(connect(t, url), cfg)
+	a, err := New(connect(t, url), &cfg)
 	require.NoError(t, err)
-	b, err := New(connect(t, url), cfg)
+	b, err := New(connect(t, url), &cfg)
 	require.NoError(t, err)
 	return a, b, clk
 }

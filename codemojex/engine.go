@@ -115,7 +115,11 @@ const batchTimeout = 30 * time.Second
 
 // New returns the engine on client. It returns an [*echomq.NameError] for a
 // bad queue name and does no I/O.
-func New(client *echomq.Client, cfg Config) (*Engine, error) {
+func New(client *echomq.Client, config *Config) (*Engine, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	cfg.Queue = cmp.Or(cfg.Queue, "cm")
 	if cfg.Clock == nil {
 		cfg.Clock = client.Now

@@ -17,13 +17,13 @@ import (
 // by hand, as the worker's handler does.
 func ExampleEngine() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	// A seeded source draws the same secret every run.
-	e, err := codemojex.New(client, codemojex.Config{Rand: rand.New(rand.NewPCG(1, 2))})
+	e, err := codemojex.New(client, &codemojex.Config{Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		panic(err)
 	}
@@ -79,12 +79,12 @@ func ExampleEngine() {
 // changes nothing. The game's tagged events read back with package dcb.
 func ExampleEngine_Join() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{Queue: "cm-join"})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: "cm-join"})
 	if err != nil {
 		panic(err)
 	}

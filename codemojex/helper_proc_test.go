@@ -26,12 +26,12 @@ const helperEnv = "CODEMOJEX_TEST_HELPER"
 
 func helperMain() int {
 	stage := os.Getenv(helperEnv)
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("CODEMOJEX_TEST_URL"), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: os.Getenv("CODEMOJEX_TEST_URL"), Notice: io.Discard, Logger: quiet})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	e, err := New(client, Config{Queue: os.Getenv("CODEMOJEX_TEST_QUEUE"), Logger: quiet})
+	e, err := New(client, &Config{Queue: os.Getenv("CODEMOJEX_TEST_QUEUE"), Logger: quiet})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 3

@@ -40,7 +40,7 @@ func (c *clock) add(d time.Duration) {
 
 func connect(t testing.TB, url string) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, Notice: io.Discard, Logger: quiet})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
@@ -51,7 +51,7 @@ func connect(t testing.TB, url string) *echomq.Client {
 func setup(t testing.TB) (*Engine, *clock) {
 	t.Helper()
 	clk := &clock{t: time.Now()}
-	e, err := New(connect(t, echomqtest.Shared(t).URL()), Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
+	e, err := New(connect(t, echomqtest.Shared(t).URL()), &Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
 	require.NoError(t, err)
 	return e, clk
 }

@@ -257,5 +257,5 @@ func snowflakeMS(sf int64) int64 {
 	if sf <= 0 {
 		return 0
 	}
-	return echomq.Snowflake(sf).UnixMilli()
+	return echomq.Snowflake(sf).Time().UnixMilli()
 }

@@ -60,7 +60,7 @@ func TestFeeCurrencies(t *testing.T) {
 // grants the starter balances once; a session is revoked by sign-out.
 func TestSignIn(t *testing.T) {
 	t.Parallel()
-	e, err := New(connect(t, echomqtest.Shared(t).URL()), Config{Queue: echomqtest.Queue(t), StarterKeys: 3, StarterClips: 7, Logger: quiet})
+	e, err := New(connect(t, echomqtest.Shared(t).URL()), &Config{Queue: echomqtest.Queue(t), StarterKeys: 3, StarterClips: 7, Logger: quiet})
 	require.NoError(t, err)
 	type out struct {
 		p     Player

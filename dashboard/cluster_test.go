@@ -26,7 +26,7 @@ func TestCluster(t *testing.T) {
 	_, w := b.archived(t, 6, 2)
 	dl := b.deadLetters(t, "audit", 1)[0]
 	job := b.deadJob(t, "PLR-ada")
-	_, err := b.client.Stream(other, "orders").Append(b.ctx, []string{"n", "1"})
+	_, err := b.client.Stream(other, "orders").Append(b.ctx, []string{"n", "1"}, nil)
 	require.NoError(t, err)
 	lq, err := lanes.New(b.client, other, nil)
 	require.NoError(t, err)

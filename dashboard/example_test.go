@@ -19,12 +19,12 @@ import (
 // session cookie follow the prefix that http.StripPrefix removes.
 func Example_mount() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
-	if _, err := client.Stream("cm", "guess-scored").Append(ctx, echomq.F("player", "ada", "points", "480")); err != nil {
+	if _, err := client.Stream("cm", "guess-scored").Append(ctx, echomq.F("player", "ada", "points", "480"), nil); err != nil {
 		panic(err)
 	}
 
@@ -82,13 +82,13 @@ func Example_mount() {
 // engine, with their groups, and opens on an overview of them.
 func ExampleQueue_discovered() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	for _, name := range []string{"room-opened", "guess-scored"} {
-		if _, err := client.Stream("cm", name).Append(ctx, echomq.F("room", "ROM1")); err != nil {
+		if _, err := client.Stream("cm", name).Append(ctx, echomq.F("room", "ROM1"), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -108,7 +108,7 @@ func ExampleQueue_discovered() {
 // A read-only dashboard with no token: open pages, no writes. Put it
 // behind your own authentication, or on a private network.
 func ExampleNew_readOnly() {
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -54,7 +54,7 @@ func setup(t *testing.T, edit func(*dashboard.Config)) *bundle {
 // setupOn is setup on the engine at url.
 func setupOn(t *testing.T, engine string, edit func(*dashboard.Config)) *bundle {
 	t.Helper()
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: engine, NodeID: new(7), Notice: io.Discard})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: engine, NodeID: new(7), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	store, err := fsstore.New(t.TempDir())
@@ -86,7 +86,7 @@ func (b *bundle) appendN(t *testing.T, name string, n int) []echomq.ID {
 	for i := range recs {
 		recs[i] = echomq.F("n", strings.Repeat("x", i%3)+string(rune('a'+i%26)), "seq", strconv.Itoa(i))
 	}
-	ids, err := b.stream(name).AppendBatch(b.ctx, recs)
+	ids, err := b.stream(name).AppendBatch(b.ctx, recs, nil)
 	require.NoError(t, err)
 	return ids
 }
@@ -97,7 +97,7 @@ func (b *bundle) appendN(t *testing.T, name string, n int) []echomq.ID {
 func (b *bundle) deadLetters(t *testing.T, name string, n int) []echomq.DeadLetter {
 	t.Helper()
 	b.appendN(t, name, n)
-	c, err := b.client.Consumer(echomq.ConsumerConfig{
+	c, err := b.client.Consumer(&echomq.ConsumerConfig{
 		Queue: b.queue, Stream: name, Group: "billing", Name: "c1",
 		Start: echomq.StartHead, MaxDeliveries: 1, MinIdle: 50 * time.Millisecond, Beat: 20 * time.Millisecond, Logger: quiet,
 		Handle: func(context.Context, echomq.Delivery) error { return errors.New("card declined") },

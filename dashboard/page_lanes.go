@@ -106,7 +106,7 @@ func (h *Handler) lanesRetry(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("id")
 	id, err := echomq.ParseID(raw)
-	if err != nil || !id.Is("JOB") {
+	if err != nil || id.Brand() != "JOB" {
 		h.fail(w, r, http.StatusBadRequest, badInput("id", raw, "want a JOB id (14 characters, like JOB0Dqulb8QcyG)"))
 		return
 	}

@@ -44,7 +44,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	s, err := webkit.Open(w, r, webkit.StreamConfig{Retry: 5 * time.Second, KeepAlive: 15 * time.Second})
+	s, err := webkit.Open(w, r, &webkit.StreamConfig{Retry: 5 * time.Second, KeepAlive: 15 * time.Second})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -16,9 +16,9 @@ import (
 func TestStreamShowsTags(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	_, err := b.stream("orders").AppendWith(b.ctx, echomq.F("customer", "ada"), &echomq.AppendOpts{Tags: []string{"customer=ada", "region=eu"}})
+	_, err := b.stream("orders").Append(b.ctx, echomq.F("customer", "ada"), &echomq.AppendOpts{Tags: []string{"customer=ada", "region=eu"}})
 	require.NoError(t, err)
-	_, err = b.stream("orders").Append(b.ctx, echomq.F("customer", "bo"))
+	_, err = b.stream("orders").Append(b.ctx, echomq.F("customer", "bo"), nil)
 	require.NoError(t, err)
 	br := b.browser(t)
 	br.signIn()

@@ -174,7 +174,7 @@ func TestWrites(t *testing.T) {
 	require.Contains(t, after.body, "Replayed "+dls[0].ID.String()+" as EVT")
 	_, err := b.stream("orders").DeadLetters().Get(b.ctx, dls[0].ID)
 	require.ErrorIs(t, err, echomq.ErrDeadLetterNotFound)
-	last, err := b.stream("orders").ReadLatest(b.ctx, 1)
+	last, err := b.stream("orders").Read(b.ctx, echomq.All, &echomq.ReadOpts{Count: 1, Reverse: true})
 	require.NoError(t, err)
 	require.Equal(t, dls[0].Payload, last[0].Fields, "the payload is back on the stream")
 

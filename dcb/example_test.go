@@ -13,7 +13,7 @@ import (
 
 // exampleStore returns a store of queue "cm" on the embedded engine.
 func exampleStore() (*dcb.Store, *echomq.Client) {
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

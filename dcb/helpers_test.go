@@ -16,7 +16,7 @@ var ctx = context.Background()
 
 func connect(t testing.TB, url string) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c

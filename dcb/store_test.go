@@ -22,7 +22,7 @@ func TestAppendRead(t *testing.T) {
 	require.Len(t, a, 3)
 	for i, x := range a {
 		require.Equal(t, uint64(i+1), x.Position)
-		require.True(t, x.ID.Is(echomq.BrandEvent))
+		require.True(t, x.ID.Brand() == echomq.BrandEvent)
 	}
 	head, err := s.Head(ctx)
 	require.NoError(t, err)
@@ -59,12 +59,12 @@ func TestStreamAppendTags(t *testing.T) {
 	t.Parallel()
 	s, c := setup(t)
 	st := c.Stream(s.Queue(), "guessed")
-	id, err := st.AppendWith(ctx, echomq.F("word", "cat"), &echomq.AppendOpts{Tags: []string{"game=G1", "player=P1"}})
+	id, err := st.Append(ctx, echomq.F("word", "cat"), &echomq.AppendOpts{Tags: []string{"game=G1", "player=P1"}})
 	require.NoError(t, err)
-	ids, err := st.AppendBatchWith(ctx, []echomq.Fields{echomq.F("word", "dog"), echomq.F("word", "eel")}, &echomq.AppendOpts{Tags: []string{"game=G1"}})
+	ids, err := st.AppendBatch(ctx, []echomq.Fields{echomq.F("word", "dog"), echomq.F("word", "eel")}, &echomq.AppendOpts{Tags: []string{"game=G1"}})
 	require.NoError(t, err)
 	require.Len(t, ids, 2)
-	_, err = st.Append(ctx, echomq.F("word", "untagged"))
+	_, err = st.Append(ctx, echomq.F("word", "untagged"), nil)
 	require.NoError(t, err)
 	all, head, err := s.ReadAll(ctx, dcb.Query{{Tags: []string{"game=G1"}}}, 0)
 	require.NoError(t, err)
@@ -75,9 +75,9 @@ func TestStreamAppendTags(t *testing.T) {
 
 	// Idempotent tagged append: the repeat returns the first receipt.
 	o := &echomq.AppendOpts{Tags: []string{"game=G2"}, Key: "k1"}
-	id1, err := st.AppendWith(ctx, echomq.F("word", "fox"), o)
+	id1, err := st.Append(ctx, echomq.F("word", "fox"), o)
 	require.NoError(t, err)
-	id2, err := st.AppendWith(ctx, echomq.F("word", "fox"), o)
+	id2, err := st.Append(ctx, echomq.F("word", "fox"), o)
 	require.NoError(t, err)
 	require.Equal(t, id1, id2)
 	h, err := s.Head(ctx)
@@ -85,7 +85,7 @@ func TestStreamAppendTags(t *testing.T) {
 	require.Equal(t, uint64(4), h)
 
 	// An expected top that does not hold is the stream's ConflictError.
-	_, err = st.AppendWith(ctx, echomq.F("word", "gnu"), &echomq.AppendOpts{Tags: []string{"game=G2"}, ExpectEmpty: true})
+	_, err = st.Append(ctx, echomq.F("word", "gnu"), &echomq.AppendOpts{Tags: []string{"game=G2"}, ExpectEmpty: true})
 	var ce *echomq.ConflictError
 	require.ErrorAs(t, err, &ce)
 }

@@ -12,7 +12,7 @@
 // embedded engine otherwise:
 //
 //	url := embedded.Or(os.Getenv("EMQ_URL"))
-//	client, err := echomq.Connect(ctx, echomq.Config{URL: url})
+//	client, err := echomq.Connect(ctx, &echomq.Config{URL: url})
 //
 // Connect writes a notice that nothing persists to Config.Notice (by
 // default standard error) when it starts the embedded engine.

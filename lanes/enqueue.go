@@ -165,7 +165,7 @@ func (q *Queue) admit(lane string, payload []byte, opts *EnqueueOpts) (wire.Lane
 	id := o.ID
 	switch {
 	case id.IsZero():
-	case !id.Is(BrandJob):
+	case id.Brand() != BrandJob:
 		return wire.LaneAdmit{}, echomq.ID{}, &echomq.KindError{Want: BrandJob, Got: id.Brand()}
 	}
 	// A delay below a millisecond still means "later", not "now".

@@ -16,7 +16,7 @@ import (
 
 // exampleClient connects to the embedded engine.
 func exampleClient() *echomq.Client {
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

@@ -21,7 +21,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 func connect(t testing.TB, url string) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c

@@ -241,7 +241,7 @@ func (q *Queue) Dead(ctx context.Context, offset, limit int) ([]JobSummary, erro
 // when there is no such job (or its tombstone expired), and engine errors
 // wrapped in an [*echomq.OpError].
 func (q *Queue) Job(ctx context.Context, id echomq.ID) (JobInfo, error) {
-	if !id.Is(BrandJob) {
+	if id.Brand() != BrandJob {
 		return JobInfo{}, &echomq.KindError{Want: BrandJob, Got: id.Brand()}
 	}
 	r, err := q.conn.LaneJobGet(ctx, q.keys, id.String())
@@ -294,7 +294,7 @@ func (q *Queue) Job(ctx context.Context, id echomq.ID) (JobInfo, error) {
 // [*NotFoundError], a [*StateError] when the job is not dead, and engine
 // errors wrapped in an [*echomq.OpError].
 func (q *Queue) RetryDead(ctx context.Context, id echomq.ID) error {
-	if !id.Is(BrandJob) {
+	if id.Brand() != BrandJob {
 		return &echomq.KindError{Want: BrandJob, Got: id.Brand()}
 	}
 	v, err := q.conn.LaneRetryDead(ctx, q.keys, q.cfg.History, id.String())
@@ -304,7 +304,7 @@ func (q *Queue) RetryDead(ctx context.Context, id echomq.ID) error {
 // DeleteDead deletes a dead job and its history; its id may then be
 // enqueued again. It returns the errors of [Queue.RetryDead].
 func (q *Queue) DeleteDead(ctx context.Context, id echomq.ID) error {
-	if !id.Is(BrandJob) {
+	if id.Brand() != BrandJob {
 		return &echomq.KindError{Want: BrandJob, Got: id.Brand()}
 	}
 	v, err := q.conn.LaneDeleteDead(ctx, q.keys, id.String())

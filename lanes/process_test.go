@@ -58,7 +58,7 @@ func TestHelperProcess(t *testing.T) {
 func runHelper(mode string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv(helperURL), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv(helperURL), Notice: io.Discard})
 	if err != nil {
 		return err
 	}

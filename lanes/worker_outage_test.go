@@ -18,7 +18,7 @@ import (
 // retrying forever.
 func TestWorkerStopsOnClosedClient(t *testing.T) {
 	t.Parallel()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	q, err := lanes.New(c, echomqtest.Queue(t), nil)
 	require.NoError(t, err)

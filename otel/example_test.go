@@ -24,13 +24,13 @@ func Example() {
 	defer tp.Shutdown(ctx)
 	tracing := emqotel.New(&emqotel.Config{TracerProvider: tp, Inject: true})
 	defer tracing.Flush() // before the Shutdown: deferred calls run last first
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{tracing}, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{tracing}, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	orders := client.Stream("shop", "orders")
-	if _, err := orders.Append(ctx, echomq.F("sku", "A-1")); err != nil {
+	if _, err := orders.Append(ctx, echomq.F("sku", "A-1"), nil); err != nil {
 		panic(err)
 	}
 

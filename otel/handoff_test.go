@@ -23,7 +23,7 @@ func handoffClient(t *testing.T, cfg emqotel.Config) (*emqotel.Tracing, *tracete
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	cfg.TracerProvider = tp
 	tr := emqotel.New(&cfg)
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), Hooks: []echomq.Hook{tr}, Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: echomqtest.Shared(t).URL(), Hooks: []echomq.Hook{tr}, Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return tr, rec, tp, c
@@ -40,7 +40,7 @@ func TestHandoffKeepsInstantsAndParent(t *testing.T) {
 			s := c.Stream(echomqtest.Queue(t), "later")
 			ctx, root := tp.Tracer("test").Start(context.Background(), "caller")
 			before := time.Now()
-			id, err := s.Append(ctx, echomq.F("k", "v"))
+			id, err := s.Append(ctx, echomq.F("k", "v"), nil)
 			after := time.Now()
 			require.NoError(t, err)
 			root.End()
@@ -76,7 +76,7 @@ func TestHandoffByItself(t *testing.T) {
 	_, rec, _, c := handoffClient(t, emqotel.Config{Handoff: time.Millisecond})
 	s := c.Stream(echomqtest.Queue(t), "timer")
 	for range 3 {
-		_, err := s.Append(context.Background(), echomq.F("k", "v"))
+		_, err := s.Append(context.Background(), echomq.F("k", "v"), nil)
 		require.NoError(t, err)
 	}
 	require.Eventually(t, func() bool { return len(rec.Ended()) == 3 }, 30*time.Second, time.Millisecond)
@@ -87,7 +87,7 @@ func TestNoHandoff(t *testing.T) {
 	t.Parallel()
 	_, rec, _, c := handoffClient(t, emqotel.Config{Handoff: -1})
 	s := c.Stream(echomqtest.Queue(t), "now")
-	_, err := s.Append(context.Background(), echomq.F("k", "v"))
+	_, err := s.Append(context.Background(), echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 	require.Len(t, rec.Ended(), 1, "ended before Append returned")
 }
@@ -105,7 +105,7 @@ func TestHandoffUnderLoad(t *testing.T) {
 	for range writers {
 		wg.Go(func() {
 			for range each {
-				if _, err := s.Append(context.Background(), echomq.F("k", "v")); err != nil {
+				if _, err := s.Append(context.Background(), echomq.F("k", "v"), nil); err != nil {
 					t.Error(err)
 					return
 				}

@@ -38,14 +38,14 @@ func produce(args []string) int {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	tr := emqotel.New(&emqotel.Config{TracerProvider: tp, Inject: true})
-	c, err := echomq.Connect(ctx, echomq.Config{URL: args[0], Hooks: []echomq.Hook{tr}, Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: args[0], Hooks: []echomq.Hook{tr}, Notice: io.Discard})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer c.Close()
 	ctx, root := tp.Tracer("producer").Start(ctx, "checkout")
-	if _, err := c.Stream(args[1], args[2]).Append(ctx, echomq.F("order", "o-1")); err != nil {
+	if _, err := c.Stream(args[1], args[2]).Append(ctx, echomq.F("order", "o-1"), nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -80,7 +80,7 @@ func TestConsumerSpanLinksToProducer(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	tr := emqotel.New(&emqotel.Config{TracerProvider: tp})
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, Hooks: []echomq.Hook{tr}, Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, Hooks: []echomq.Hook{tr}, Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 
@@ -89,7 +89,7 @@ func TestConsumerSpanLinksToProducer(t *testing.T) {
 		fields echomq.Fields
 	}
 	handled := make(chan delivered, 1)
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "orders", Group: "ship", Start: echomq.StartHead,
 		Logger: slog.New(slog.DiscardHandler), Beat: 50 * time.Millisecond,
 		Handle: tr.Handler(func(ctx context.Context, d echomq.Delivery) error {
@@ -130,5 +130,5 @@ func TestConsumerSpanLinksToProducer(t *testing.T) {
 	require.Equal(t, "orders", attrs["messaging.destination.name"])
 	require.Equal(t, "process", attrs["messaging.operation.type"])
 	require.Equal(t, "ship", attrs["messaging.consumer.group.name"])
-	require.Len(t, attrs["messaging.message.id"], echomq.IDLen)
+	require.Len(t, attrs["messaging.message.id"], 14)
 }

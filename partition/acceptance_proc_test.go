@@ -51,7 +51,7 @@ func TestMemberHelperProcess(t *testing.T) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_PM_URL")})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_PM_URL")})
 	require.NoError(t, err)
 	defer c.Close()
 	s, err := partition.Open(ctx, c, os.Getenv("EMQ_PM_QUEUE"), "orders")

@@ -11,7 +11,7 @@ import (
 // order. An empty key spreads: successive key-less appends of this handle
 // go to the partitions in turn. opts are those of the partition stream's
 // append (idempotency key, expected top, durability), applied to that
-// partition. Errors are those of [echomq.Stream.AppendWith].
+// partition. Errors are those of [echomq.Stream.Append].
 func (s *Stream) Append(ctx context.Context, key string, f echomq.Fields, opts *echomq.AppendOpts) (echomq.ID, error) {
 	return appendTo(ctx, s.pick(key), f, opts)
 }
@@ -33,9 +33,9 @@ func (s *Stream) pick(key string) *echomq.Stream {
 // appendTo and appendBatchTo are the only calls of the root package's
 // append verbs.
 func appendTo(ctx context.Context, p *echomq.Stream, f echomq.Fields, opts *echomq.AppendOpts) (echomq.ID, error) {
-	return p.AppendWith(ctx, f, opts)
+	return p.Append(ctx, f, opts)
 }
 
 func appendBatchTo(ctx context.Context, p *echomq.Stream, records []echomq.Fields, opts *echomq.AppendOpts) ([]echomq.ID, error) {
-	return p.AppendBatchWith(ctx, records, opts)
+	return p.AppendBatch(ctx, records, opts)
 }

@@ -38,7 +38,7 @@ func BenchmarkAppendP1(b *testing.B) {
 			_, plain, ps := benchStreams(b)
 			echomqtest.CompareRounds(b, 512, "appends/s",
 				echomqtest.Side{Name: "plain", Run: func(n int) error {
-					return echomqtest.FanOut(writers, n, func() error { _, err := plain.AppendWith(ctx, benchPayload, nil); return err })
+					return echomqtest.FanOut(writers, n, func() error { _, err := plain.Append(ctx, benchPayload, nil); return err })
 				}},
 				echomqtest.Side{Name: "p1", Run: func(n int) error {
 					return echomqtest.FanOut(writers, n, func() error { _, err := ps.Append(ctx, "PLR7", benchPayload, nil); return err })
@@ -90,7 +90,7 @@ func BenchmarkDeliverP1(b *testing.B) {
 	c, plain, ps := benchStreams(b)
 	var pc, mc counter
 	ccfg := echomq.ConsumerConfig{Queue: plain.Queue(), Stream: plain.Name(), Group: "g", Name: "c", Start: echomq.StartHead, Handle: pc.handle, Logger: quiet}
-	cons, err := c.Consumer(ccfg)
+	cons, err := c.Consumer(&ccfg)
 	require.NoError(b, err)
 	m, err := ps.Member(&partition.MemberConfig{Group: "g", Name: "c", Start: echomq.StartHead, Handle: mc.handle, Logger: quiet})
 	require.NoError(b, err)
@@ -120,7 +120,7 @@ func BenchmarkDeliverP1(b *testing.B) {
 		}
 	}
 	echomqtest.CompareRounds(b, 4*batch, "deliveries/s",
-		echomqtest.Side{Name: "plain", Run: run(&pc, func() error { _, err := plain.AppendBatchWith(ctx, recs, nil); return err })},
+		echomqtest.Side{Name: "plain", Run: run(&pc, func() error { _, err := plain.AppendBatch(ctx, recs, nil); return err })},
 		echomqtest.Side{Name: "p1", Run: run(&mc, func() error { _, err := ps.AppendBatch(ctx, "PLR7", recs, nil); return err })},
 	)
 }

@@ -33,7 +33,7 @@ func exampleClient() *echomq.Client {
 		tick++
 		return start.Add(time.Duration(tick) * time.Millisecond)
 	}
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

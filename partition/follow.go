@@ -11,9 +11,9 @@ import (
 )
 
 // DefaultSettle is how long [Stream.Follow] waits on an idle partition
-// before handing out a younger partition's event (echomq.DefaultSettle,
-// the stream set's).
-const DefaultSettle = echomq.DefaultSettle
+// before handing out a younger partition's event: the stream set's
+// default (echomq.SetFollowOpts.Settle).
+const DefaultSettle = 500 * time.Millisecond
 
 // item is one result of one partition's follower.
 type item struct {

@@ -293,13 +293,16 @@ func (m *Member) renew(sl *slot, sent time.Duration) {
 	sl.lapse.Reset(until - m.margin - m.mono())
 }
 
+// defaultConsumerBeat is echomq.ConsumerConfig's default Beat.
+const defaultConsumerBeat = time.Second
+
 // consumerBeat is the per-partition consumers' Beat: how late a stopped
 // consumer may notice the stop (its blocking read is not cut off).
 func consumerBeat(cfg MemberConfig) time.Duration {
 	if cfg.Consumer != nil && cfg.Consumer.Beat > 0 {
 		return cfg.Consumer.Beat
 	}
-	return echomq.DefaultBeat
+	return defaultConsumerBeat
 }
 
 // grace is the per-partition consumers' Grace: the template's, at most
@@ -408,7 +411,7 @@ func (m *Member) consumerConfig(p *echomq.Stream, sl *slot) echomq.ConsumerConfi
 
 // newConsumer is the only call of the root package's consumer constructor.
 func newConsumer(c *echomq.Client, cfg echomq.ConsumerConfig) (*echomq.Consumer, error) {
-	return c.Consumer(cfg)
+	return c.Consumer(&cfg)
 }
 
 // leave stops every consumer, waits for them, gives every lease back and

@@ -43,7 +43,7 @@ func TestBadInput(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ok := b.stream("ok")
-	_, err := ok.Append(b.ctx, echomq.F("room", "r1"))
+	_, err := ok.Append(b.ctx, echomq.F("room", "r1"), nil)
 	require.NoError(t, err)
 	store := EngineStore(b.client, b.queue, "p")
 	t1 := time.Now()
@@ -150,7 +150,7 @@ func TestSnapshotLoadFailures(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	s := b.stream("s")
-	_, err := s.Append(b.ctx, echomq.F("room", "r1"))
+	_, err := s.Append(b.ctx, echomq.F("room", "r1"), nil)
 	require.NoError(t, err)
 
 	store := EngineStore(b.client, b.queue, "garbage")
@@ -197,7 +197,7 @@ func TestSnapshotLoadFailures(t *testing.T) {
 func TestEngineStoreClosedClient(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	c, err := echomq.Connect(b.ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	c, err := echomq.Connect(b.ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	store := EngineStore(c, b.queue, "closed")
 	require.NoError(t, c.Close())

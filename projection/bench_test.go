@@ -40,7 +40,7 @@ func appendBatches(b *testing.B, s *echomq.Stream, n int) {
 		for i := range batch {
 			batch[i] = echomq.F("room", "r"+strconv.Itoa(i%16), "points", strconv.Itoa(i%600))
 		}
-		if _, err := s.AppendBatch(b.Context(), batch); err != nil {
+		if _, err := s.AppendBatch(b.Context(), batch, nil); err != nil {
 			b.Fatal(err)
 		}
 		n -= k

@@ -31,7 +31,7 @@ func TestCachedServesFromMemory(t *testing.T) {
 	}
 	require.Equal(t, CacheStats{Reads: 6, Hits: 5, Refolds: 1, Applied: 30}, cache.Stats(), "no refold, nothing applied")
 
-	_, err = c.Append(b.ctx, echomq.F("room", "new"))
+	_, err = c.Append(b.ctx, echomq.F("room", "new"), nil)
 	require.NoError(t, err)
 	next, err := cache.Get(b.ctx)
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ func (c *demoClock) Now() time.Time { return c.now }
 // demo connects to a fresh embedded engine whose clock reads 09:00 UTC.
 func demo() (*echomq.Client, *demoClock) {
 	clk := &demoClock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Notice: io.Discard, Clock: clk.Now, NodeID: new(1)})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Notice: io.Discard, Clock: clk.Now, NodeID: new(1)})
 	if err != nil {
 		panic(err)
 	}
@@ -44,7 +44,7 @@ func appendAt(s *echomq.Stream, clk *demoClock, at time.Duration, lines ...strin
 			k, v, _ := strings.Cut(kv, "=")
 			f = append(f, k, v)
 		}
-		if _, err := s.Append(context.Background(), f); err != nil {
+		if _, err := s.Append(context.Background(), f, nil); err != nil {
 			panic(err)
 		}
 	}

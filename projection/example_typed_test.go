@@ -24,12 +24,12 @@ func ExampleTypedApply() {
 	defer client.Close()
 
 	s := client.Stream("cm", "guess-scored")
-	_, _ = s.Append(ctx, echomq.F("player", "PLR1", "score", "120")) // v1
+	_, _ = s.Append(ctx, echomq.F("player", "PLR1", "score", "120"), nil) // v1
 	scored := echomq.NewTyped[Scored](s, nil, &echomq.TypedOpts{Upcasters: []echomq.UpcastFunc{
 		func(f echomq.Fields) (echomq.Fields, error) { return f.Rename("score", "points"), nil },
 	}})
-	_, _ = scored.Append(ctx, Scored{Player: "PLR1", Points: 480})
-	_, _ = scored.Append(ctx, Scored{Player: "PLR2", Points: 600})
+	_, _ = scored.Append(ctx, Scored{Player: "PLR1", Points: 480}, nil)
+	_, _ = scored.Append(ctx, Scored{Player: "PLR2", Points: 600}, nil)
 
 	tv := projection.NewTyped[Scored](scored)
 	totals := projection.Projection[map[string]int]{

@@ -50,7 +50,7 @@ func TestLiveCheckpointUnderConcurrentWriters(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				s := c.Stream(b.queue, names[(i+w)%2])
-				_, err := s.Append(b.ctx, echomq.F("w", strconv.Itoa(w), "i", strconv.Itoa(i)))
+				_, err := s.Append(b.ctx, echomq.F("w", strconv.Itoa(w), "i", strconv.Itoa(i)), nil)
 				if err != nil {
 					t.Error(err) // not require: this is not the test goroutine
 					return

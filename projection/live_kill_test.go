@@ -31,7 +31,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("runs only as the child of TestLiveKillRestart")
 	}
 	url, queue, _ := strings.Cut(args, " ")
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: new(900)})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, NodeID: new(900)})
 	require.NoError(t, err)
 	cfg := &LiveConfig{
 		Store:         EngineStore(c, queue, "killed"),
@@ -86,7 +86,7 @@ func TestLiveKillRestart(t *testing.T) {
 			default:
 			}
 			s := []*echomq.Stream{a, c}[i%2]
-			if _, err := s.Append(b.ctx, echomq.F("room", "r"+strconv.Itoa(i%4), "points", strconv.Itoa(i%600))); err != nil {
+			if _, err := s.Append(b.ctx, echomq.F("room", "r"+strconv.Itoa(i%4), "points", strconv.Itoa(i%600)), nil); err != nil {
 				t.Error(err) // not require: this is not the test goroutine
 				return
 			}

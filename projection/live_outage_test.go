@@ -49,7 +49,7 @@ func TestLiveRetriesSnapshots(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Start(b.ctx))
 	for i := range 30 {
-		_, err := s.Append(b.ctx, echomq.Fields{"n", itoa(i)})
+		_, err := s.Append(b.ctx, echomq.Fields{"n", itoa(i)}, nil)
 		require.NoError(t, err)
 	}
 	require.Eventually(t, func() bool { return saved.Load() == 30 }, 20*time.Second, 10*time.Millisecond,
@@ -88,7 +88,7 @@ func TestLiveStopsOnPermanentSnapshotError(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() { done <- l.Run(b.ctx) }()
-	_, err = s.Append(b.ctx, echomq.Fields{"n", "1"})
+	_, err = s.Append(b.ctx, echomq.Fields{"n", "1"}, nil)
 	require.NoError(t, err)
 	select {
 	case err := <-done:
@@ -107,7 +107,7 @@ func TestLiveStopsOnPermanentSnapshotErrorWhileFollowing(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	s := b.stream("ev")
-	_, err := s.Append(b.ctx, echomq.Fields{"n", "1"})
+	_, err := s.Append(b.ctx, echomq.Fields{"n", "1"}, nil)
 	require.NoError(t, err)
 	full := errors.New("disk full")
 	store := &flakyStore{err: full}
@@ -118,7 +118,7 @@ func TestLiveStopsOnPermanentSnapshotErrorWhileFollowing(t *testing.T) {
 	// The catch-up folds the first event and saves it: following begins.
 	require.Eventually(t, func() bool { return store.attempts.Load() == 1 }, 20*time.Second, 10*time.Millisecond)
 	store.fail.Store(1 << 30)
-	_, err = s.Append(b.ctx, echomq.Fields{"n", "2"})
+	_, err = s.Append(b.ctx, echomq.Fields{"n", "2"}, nil)
 	require.NoError(t, err)
 	select {
 	case err := <-done:

@@ -18,7 +18,7 @@ import (
 func appendN(t testing.TB, ctx context.Context, n int, streams ...*echomq.Stream) {
 	t.Helper()
 	for i := range n {
-		_, err := streams[i%len(streams)].Append(ctx, echomq.F("room", "r"+strconv.Itoa(i%4), "points", strconv.Itoa(i%7*10)))
+		_, err := streams[i%len(streams)].Append(ctx, echomq.F("room", "r"+strconv.Itoa(i%4), "points", strconv.Itoa(i%7*10)), nil)
 		require.NoError(t, err)
 	}
 }

@@ -32,7 +32,7 @@ func setup(t *testing.T) *testBundle {
 // connect opens a client with a fixed node id, closed with the test.
 func connect(t testing.TB, url string, node int) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: new(node)})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, NodeID: new(node)})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
@@ -43,8 +43,8 @@ func (b *testBundle) stream(name string) *echomq.Stream { return b.client.Stream
 // evtAt returns the EVT id minted at ms after base by node with seq.
 func evtAt(t testing.TB, base time.Time, ms int64, node, seq int) echomq.ID {
 	t.Helper()
-	sf, err := echomq.NewSnowflake(base.UnixMilli()-echomq.Epoch+ms, node, seq)
-	require.NoError(t, err)
+	// a snowflake is 41 bits of ms since 2024-01-01, 10 of node, 12 of seq
+	sf := echomq.Snowflake((base.UnixMilli()-1704067200000+ms)<<22 | int64(node)<<12 | int64(seq))
 	return echomq.MustID(echomq.BrandEvent, sf)
 }
 

@@ -32,7 +32,7 @@ func TestMergeThreeStreams(t *testing.T) {
 		wg.Go(func() {
 			for i := range 150 {
 				s := c.Stream(b.queue, srcs[wr.IntN(3)].Name())
-				_, err := s.Append(b.ctx, echomq.F("writer", strconv.Itoa(w), "n", strconv.Itoa(i)))
+				_, err := s.Append(b.ctx, echomq.F("writer", strconv.Itoa(w), "n", strconv.Itoa(i)), nil)
 				if err != nil {
 					t.Error(err) // not require: this is not the test goroutine
 					return
@@ -48,7 +48,7 @@ func TestMergeThreeStreams(t *testing.T) {
 		m, err := b.client.Minter(b.ctx, b.queue)
 		require.NoError(t, err)
 		for _, s := range []*echomq.Stream{srcs[2], srcs[0]} {
-			last, err := s.ReadLatest(b.ctx, 1)
+			last, err := s.Read(b.ctx, echomq.All, &echomq.ReadOpts{Count: 1, Reverse: true})
 			require.NoError(t, err)
 			if len(last) > 0 {
 				m.AdvancePast(last[0].ID.Snowflake())
@@ -131,7 +131,7 @@ func TestMergeReadFailure(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	s := b.stream("ok")
-	_, err := s.Append(b.ctx, echomq.F("k", "v"))
+	_, err := s.Append(b.ctx, echomq.F("k", "v"), nil)
 	require.NoError(t, err)
 	_, err = Fold(b.ctx, All, Count(), s, failingSource{"bad"})
 	require.ErrorContains(t, err, "boom")

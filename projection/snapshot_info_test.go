@@ -33,7 +33,7 @@ func TestSnapshotInfo(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, int64(5), info.Applied)
 	require.Equal(t, l.Checkpoint(), info.Checkpoint)
-	top, err := s.ReadLatest(b.ctx, 1)
+	top, err := s.Read(b.ctx, echomq.All, &echomq.ReadOpts{Count: 1, Reverse: true})
 	require.NoError(t, err)
 	last, found := info.Checkpoint.Get(s.Key())
 	require.True(t, found)

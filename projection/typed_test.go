@@ -26,7 +26,7 @@ func TestTypedLive(t *testing.T) {
 	view := echomq.NewTyped[scoredV2](s, nil, &echomq.TypedOpts{Upcasters: []echomq.UpcastFunc{
 		func(f echomq.Fields) (echomq.Fields, error) { return f.Rename("score", "points"), nil },
 	}})
-	_, err := s.Append(b.ctx, echomq.F("player", "p1", "score", "10"))
+	_, err := s.Append(b.ctx, echomq.F("player", "p1", "score", "10"), nil)
 	require.NoError(t, err)
 	tv := NewTyped[scoredV2](view)
 	p := Projection[map[string]int]{
@@ -42,9 +42,9 @@ func TestTypedLive(t *testing.T) {
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
 	require.NoError(t, l.Start(ctx))
-	_, err = view.Append(b.ctx, scoredV2{Player: "p1", Points: 5})
+	_, err = view.Append(b.ctx, scoredV2{Player: "p1", Points: 5}, nil)
 	require.NoError(t, err)
-	_, err = view.Append(b.ctx, scoredV2{Player: "p2", Points: 7})
+	_, err = view.Append(b.ctx, scoredV2{Player: "p2", Points: 7}, nil)
 	require.NoError(t, err)
 	echomqtest.WaitFor(t, 15*time.Second, "the live projection to apply 3 events", func() bool { return l.Applied() >= 3 })
 	state, _, err := l.State(b.ctx)
@@ -54,7 +54,7 @@ func TestTypedLive(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, state, once)
 
-	_, err = s.Append(b.ctx, echomq.F("player", "p3", "points", "lots", echomq.VersionField, "2"))
+	_, err = s.Append(b.ctx, echomq.F("player", "p3", "points", "lots", echomq.VersionField, "2"), nil)
 	require.NoError(t, err)
 	select {
 	case <-l.Stopped():

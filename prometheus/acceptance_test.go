@@ -95,7 +95,7 @@ func TestScriptedWorkload(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	metrics := emqprom.NewMetrics(nil)
-	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Hooks: []echomq.Hook{metrics}, Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Hooks: []echomq.Hook{metrics}, Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, client.Close()) })
 	q := echomqtest.Queue(t)
@@ -107,15 +107,15 @@ func TestScriptedWorkload(t *testing.T) {
 		if i == 3 || i == 7 {
 			v = "bad"
 		}
-		_, err := orders.Append(ctx, echomq.F("v", v))
+		_, err := orders.Append(ctx, echomq.F("v", v), nil)
 		require.NoError(t, err)
 	}
-	_, err = orders.Append(ctx, echomq.F("odd"))
+	_, err = orders.Append(ctx, echomq.F("odd"), nil)
 	require.ErrorIs(t, err, echomq.ErrInvalidFields)
 
 	// A consumer: 8 succeed, the 2 poison entries fail twice each and go
 	// to the dead letters.
-	cons, err := client.Consumer(echomq.ConsumerConfig{
+	cons, err := client.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: "orders", Group: "billing", Start: echomq.StartHead, Logger: quiet,
 		MinIdle: 100 * time.Millisecond, Beat: 20 * time.Millisecond, MaxDeliveries: 2,
 		Handle: func(_ context.Context, d echomq.Delivery) error {
@@ -133,7 +133,7 @@ func TestScriptedWorkload(t *testing.T) {
 	// 5 more while nobody consumes, then a trim to the newest 3: the lag
 	// is the 3 left, none of them delivered.
 	for range 5 {
-		_, err := orders.Append(ctx, echomq.F("v", "late"))
+		_, err := orders.Append(ctx, echomq.F("v", "late"), nil)
 		require.NoError(t, err)
 	}
 	trimmed, err := orders.Trim(ctx, echomq.MaxLen(3).Exact())
@@ -173,7 +173,7 @@ func TestScriptedWorkload(t *testing.T) {
 	// An archive cycle: 6 entries, keep 2: 4 folded into one segment.
 	audit := client.Stream(q, "audit")
 	for range 6 {
-		_, err := audit.Append(ctx, echomq.F("x", "1"))
+		_, err := audit.Append(ctx, echomq.F("x", "1"), nil)
 		require.NoError(t, err)
 	}
 	store, err := fsstore.New(t.TempDir())
@@ -186,7 +186,7 @@ func TestScriptedWorkload(t *testing.T) {
 	require.EqualValues(t, 4, res.Folded)
 	// 3 more: 5 live above the watermark, the policy keeps 2.
 	for range 3 {
-		_, err := audit.Append(ctx, echomq.F("x", "2"))
+		_, err := audit.Append(ctx, echomq.F("x", "2"), nil)
 		require.NoError(t, err)
 	}
 
@@ -198,11 +198,11 @@ func TestScriptedWorkload(t *testing.T) {
 	_, err = live.CatchUp(ctx)
 	require.NoError(t, err)
 	for range 2 {
-		_, err := audit.Append(ctx, echomq.F("x", "3"))
+		_, err := audit.Append(ctx, echomq.F("x", "3"), nil)
 		require.NoError(t, err)
 	}
 
-	coll, err := emqprom.NewCollector(emqprom.CollectorConfig{
+	coll, err := emqprom.NewCollector(&emqprom.CollectorConfig{
 		Client:      client,
 		Streams:     []emqprom.StreamRef{{Queue: q, Stream: "orders"}, {Queue: q, Stream: "audit"}},
 		Lanes:       []*lanes.Queue{lq},

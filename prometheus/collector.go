@@ -49,7 +49,7 @@ type CollectorConfig struct {
 	// [DefaultScrapeTimeout].
 	Timeout time.Duration
 	// CountLimit bounds each count behind a lag (see
-	// echomq.Stream.CountAfter). Defaults to echomq.DefaultCountLimit.
+	// echomq.Stream.CountAfter). Defaults to 10 000 (the default of echomq.Stream.CountAfter).
 	CountLimit int64
 	// ConstLabels are added to every metric. Defaults to none.
 	ConstLabels prometheus.Labels
@@ -64,17 +64,25 @@ type Collector struct {
 	descs map[string]*prometheus.Desc
 }
 
+// maxCountLimit is the largest CountLimit: echomq.Stream.CountAfter's
+// limit.
+const maxCountLimit = 10_000_000
+
 // NewCollector returns a collector; it returns an [*echomq.ArgumentError]
 // for a nil client, a negative timeout or count limit, and a bad stream
 // name's [*echomq.NameError], before any I/O.
-func NewCollector(cfg CollectorConfig) (*Collector, error) {
+func NewCollector(config *CollectorConfig) (*Collector, error) {
+	var cfg CollectorConfig
+	if config != nil {
+		cfg = *config
+	}
 	switch {
 	case cfg.Client == nil:
 		return nil, &echomq.ArgumentError{Name: "client", Reason: "must not be nil"}
 	case cfg.Timeout < 0:
 		return nil, &echomq.ArgumentError{Name: "timeout", Reason: "must not be negative"}
-	case cfg.CountLimit < 0 || cfg.CountLimit > echomq.MaxCountLimit:
-		return nil, &echomq.ArgumentError{Name: "count limit", Reason: "outside 0..echomq.MaxCountLimit"}
+	case cfg.CountLimit < 0 || cfg.CountLimit > maxCountLimit:
+		return nil, &echomq.ArgumentError{Name: "count limit", Reason: "outside 0..10000000"}
 	}
 	for _, r := range cfg.Streams {
 		if err := cfg.Client.Stream(r.Queue, r.Stream).Err(); err != nil {

@@ -19,7 +19,7 @@ import (
 
 func TestNewCollectorBadInput(t *testing.T) {
 	t.Parallel()
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	for _, tc := range []struct {
@@ -30,13 +30,13 @@ func TestNewCollectorBadInput(t *testing.T) {
 		{"no client", emqprom.CollectorConfig{}, echomq.ErrInvalidArgument},
 		{"negative timeout", emqprom.CollectorConfig{Client: c, Timeout: -1}, echomq.ErrInvalidArgument},
 		{"negative count limit", emqprom.CollectorConfig{Client: c, CountLimit: -1}, echomq.ErrInvalidArgument},
-		{"count limit too large", emqprom.CollectorConfig{Client: c, CountLimit: echomq.MaxCountLimit + 1}, echomq.ErrInvalidArgument},
+		{"count limit too large", emqprom.CollectorConfig{Client: c, CountLimit: 10_000_001}, echomq.ErrInvalidArgument},
 		{"bad stream name", emqprom.CollectorConfig{Client: c, Streams: []emqprom.StreamRef{{Queue: "q", Stream: "a:b"}}}, echomq.ErrInvalidName},
 		{"bad queue name", emqprom.CollectorConfig{Client: c, Streams: []emqprom.StreamRef{{Queue: "emq", Stream: "s"}}}, echomq.ErrInvalidName},
 		{"projection without checkpoint", emqprom.CollectorConfig{Client: c, Projections: []emqprom.Projection{{Name: "p"}}}, echomq.ErrInvalidArgument},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := emqprom.NewCollector(tc.cfg)
+			_, err := emqprom.NewCollector(&tc.cfg)
 			require.ErrorIs(t, err, tc.want)
 		})
 	}
@@ -72,10 +72,10 @@ func TestKind(t *testing.T) {
 func TestEngineGauges(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t, "--maxmemory", "32mb")
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), Notice: io.Discard, EngineCheckInterval: 20 * time.Millisecond})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: srv.URL(), Notice: io.Discard, EngineCheckInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
-	col, err := emqprom.NewCollector(emqprom.CollectorConfig{Client: c})
+	col, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: c})
 	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
 	require.NoError(t, emqprom.Register(reg, nil, col))
@@ -106,7 +106,7 @@ func TestEngineGauges(t *testing.T) {
 		recs[i] = echomq.F("p", strings.Repeat("z", 1024))
 	}
 	for range 20 {
-		_, err := s.AppendBatch(context.Background(), recs)
+		_, err := s.AppendBatch(context.Background(), recs, nil)
 		require.NoError(t, err)
 	}
 	require.Eventually(t, func() bool {
@@ -115,7 +115,7 @@ func TestEngineGauges(t *testing.T) {
 	}, 30*time.Second, 20*time.Millisecond, "headroom falls as the engine fills")
 	require.Eventually(t, func() bool {
 		// Still filling: the estimate spans the watcher's last readings.
-		_, err := s.AppendBatch(context.Background(), recs[:10])
+		_, err := s.AppendBatch(context.Background(), recs[:10], nil)
 		require.NoError(t, err)
 		_, ok := gauge("echomq_engine_time_until_full_seconds")
 		g, _ := gauge("echomq_engine_memory_growth_bytes_per_second")

@@ -57,10 +57,10 @@ func exported(t *testing.T) map[string]string {
 			}
 		}
 	}
-	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, client.Close()) })
-	c, err := emqprom.NewCollector(emqprom.CollectorConfig{Client: client})
+	c, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: client})
 	require.NoError(t, err)
 	ch := make(chan *prometheus.Desc, 64)
 	c.Describe(ch)

@@ -22,14 +22,14 @@ import (
 func Example() {
 	ctx := context.Background()
 	metrics := emqprom.NewMetrics(nil)
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{metrics}, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{metrics}, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	orders := client.Stream("shop", "orders")
 	for range 3 {
-		if _, err := orders.Append(ctx, echomq.F("sku", "A-1")); err != nil {
+		if _, err := orders.Append(ctx, echomq.F("sku", "A-1"), nil); err != nil {
 			panic(err)
 		}
 	}
@@ -37,7 +37,7 @@ func Example() {
 		panic(err)
 	}
 
-	collector, err := emqprom.NewCollector(emqprom.CollectorConfig{
+	collector, err := emqprom.NewCollector(&emqprom.CollectorConfig{
 		Client:  client,
 		Streams: []emqprom.StreamRef{{Queue: "shop", Stream: "orders"}},
 	})
@@ -76,12 +76,12 @@ func Example() {
 // with the Go runtime and process metrics beside them.
 func ExampleNewHandler() {
 	metrics := emqprom.NewMetrics(nil)
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{metrics}, Notice: io.Discard})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Hooks: []echomq.Hook{metrics}, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
-	collector, err := emqprom.NewCollector(emqprom.CollectorConfig{Client: client})
+	collector, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: client})
 	if err != nil {
 		panic(err)
 	}

@@ -15,14 +15,14 @@ import (
 // the key EchoMQ built for it.
 func ExampleDo() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 
 	s := client.Stream("cm", "room-opened")
-	if _, err := s.Append(ctx, echomq.F("room", "dogs")); err != nil {
+	if _, err := s.Append(ctx, echomq.F("room", "dogs"), nil); err != nil {
 		panic(err)
 	}
 	kind, _ := rawcmd.Do(ctx, client, "TYPE", s.Key())

@@ -22,7 +22,7 @@ func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
 func newClient(t *testing.T) *echomq.Client {
 	t.Helper()
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(11), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(11), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c

@@ -20,13 +20,13 @@ import (
 func TestDriverStartsDuringOutage(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.StartPersistent(t)
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: srv.URL(), NodeID: new(12), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: srv.URL(), NodeID: new(12), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	q := echomqtest.Queue(t)
 	s := c.Stream(q, "ev")
 	for i := range 10 {
-		_, err := s.Append(context.Background(), echomq.Fields{"n", string(rune('a' + i))})
+		_, err := s.Append(context.Background(), echomq.Fields{"n", string(rune('a' + i))}, nil)
 		require.NoError(t, err)
 	}
 	var trimmed atomicInt

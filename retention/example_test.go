@@ -14,14 +14,14 @@ import (
 // Keep the newest two entries of a stream, exactly.
 func ExampleApply() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
 	s := client.Stream("cm", "room-opened")
 	for _, room := range []string{"ROM1", "ROM2", "ROM3", "ROM4", "ROM5"} {
-		if _, err := s.Append(ctx, echomq.F("room", room)); err != nil {
+		if _, err := s.Append(ctx, echomq.F("room", room), nil); err != nil {
 			panic(err)
 		}
 	}

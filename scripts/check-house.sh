@@ -57,7 +57,7 @@ import (
 
 func main() {
 	for _, url := range []string{"", "embedded:"} {
-		_, err := echomq.Connect(context.Background(), echomq.Config{URL: url})
+		_, err := echomq.Connect(context.Background(), &echomq.Config{URL: url})
 		if !errors.Is(err, echomq.ErrNoEngine) {
 			fmt.Fprintf(os.Stderr, "Connect(%q): want ErrNoEngine, got %v\n", url, err)
 			os.Exit(1)

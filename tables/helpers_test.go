@@ -35,7 +35,7 @@ func TestMain(m *testing.M) { echomqtest.MainWithLeakCheck(m) }
 func connect(t *testing.T, cfg echomq.Config) *echomq.Client {
 	t.Helper()
 	cfg.Notice = io.Discard
-	c, err := echomq.Connect(context.Background(), cfg)
+	c, err := echomq.Connect(context.Background(), &cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	return c
@@ -48,7 +48,7 @@ func exampleClient() *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}

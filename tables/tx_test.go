@@ -227,7 +227,7 @@ func testTxAppendsInterleave(t *testing.T, c *echomq.Client, q string) {
 		wg.Go(func() {
 			for i := range 25 {
 				if g%2 == 0 {
-					_, err := s.Append(ctx, echomq.F("plain", strconv.Itoa(i)))
+					_, err := s.Append(ctx, echomq.F("plain", strconv.Itoa(i)), nil)
 					require.NoError(t, err)
 					continue
 				}

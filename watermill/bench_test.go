@@ -52,7 +52,7 @@ func newBench(b *testing.B) *benchEnv {
 	topics := emqwm.OneQueue(q)
 	e := &benchEnv{addr: srv.Addr(), b: b, gr: redis.NewClient(&redis.Options{Addr: srv.Addr()})}
 	b.Cleanup(func() { _ = e.gr.Close() })
-	pub, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: client, Topics: topics})
+	pub, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: client, Topics: topics})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func newBench(b *testing.B) *benchEnv {
 		return topic
 	}
 	e.mkOur = func() *emqwm.Subscriber {
-		s, err := emqwm.NewSubscriber(emqwm.SubscriberConfig{Client: client, Topics: topics, ConsumerGroup: "g", Consumer: "c"})
+		s, err := emqwm.NewSubscriber(&emqwm.SubscriberConfig{Client: client, Topics: topics, ConsumerGroup: "g", Consumer: "c"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,12 +18,12 @@ func TestCluster(t *testing.T) {
 	c := echomqtest.StartCluster(t)
 	client := connect(t, c.URL())
 	topics := emqwm.QueuePerFamily(".")
-	pub, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: client, Topics: topics})
+	pub, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: client, Topics: topics})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pub.Close()
-	sub, err := emqwm.NewSubscriber(emqwm.SubscriberConfig{Client: client, Topics: topics, ConsumerGroup: "g", Beat: suiteBeat})
+	sub, err := emqwm.NewSubscriber(&emqwm.SubscriberConfig{Client: client, Topics: topics, ConsumerGroup: "g", Beat: suiteBeat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // server with echomq.Config{URL: os.Getenv("EMQ_URL")}; the examples use
 // the embedded in-process engine, so this is the only line that names it.
 func exampleConnect(ctx context.Context) *echomq.Client {
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
@@ -35,12 +35,12 @@ func Example() {
 	client := exampleConnect(ctx)
 	defer client.Close()
 
-	pub, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: client})
+	pub, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: client})
 	if err != nil {
 		panic(err)
 	}
 	defer pub.Close()
-	sub, err := emqwm.NewSubscriber(emqwm.SubscriberConfig{Client: client, ConsumerGroup: "mailer"})
+	sub, err := emqwm.NewSubscriber(&emqwm.SubscriberConfig{Client: client, ConsumerGroup: "mailer"})
 	if err != nil {
 		panic(err)
 	}
@@ -81,12 +81,12 @@ func Example_router() {
 	client := exampleConnect(ctx)
 	defer client.Close()
 
-	pub, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: client})
+	pub, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: client})
 	if err != nil {
 		panic(err)
 	}
 	defer pub.Close()
-	sub, err := emqwm.NewSubscriber(emqwm.SubscriberConfig{Client: client, ConsumerGroup: "billing", Beat: 50 * time.Millisecond})
+	sub, err := emqwm.NewSubscriber(&emqwm.SubscriberConfig{Client: client, ConsumerGroup: "billing", Beat: 50 * time.Millisecond})
 	if err != nil {
 		panic(err)
 	}
@@ -148,7 +148,7 @@ func Example_router() {
 	if err != nil {
 		panic(err)
 	}
-	dead, err := client.DeadLetters(emqwm.DefaultQueue, "payments").Len(context.Background())
+	dead, err := client.Stream(emqwm.DefaultQueue, "payments").DeadLetters().Len(context.Background())
 	if err != nil {
 		panic(err)
 	}

@@ -157,7 +157,7 @@ var discard = slog.New(slog.DiscardHandler)
 // connect opens a client on url, closed at tb's cleanup.
 func connect(tb testing.TB, url string) *echomq.Client {
 	tb.Helper()
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, Logger: discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, Logger: discard})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -18,12 +18,12 @@ func TestRidesOutRestart(t *testing.T) {
 	srv := durableServer(t)
 	client := connect(t, srv.URL())
 	topics := emqwm.OneQueue("outage")
-	pub, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: client, Topics: topics})
+	pub, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: client, Topics: topics})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer pub.Close()
-	sub, err := emqwm.NewSubscriber(emqwm.SubscriberConfig{Client: client, Topics: topics, ConsumerGroup: "g", Beat: suiteBeat})
+	sub, err := emqwm.NewSubscriber(&emqwm.SubscriberConfig{Client: client, Topics: topics, ConsumerGroup: "g", Beat: suiteBeat})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,11 @@ type Publisher struct {
 
 // NewPublisher returns a publisher. Errors: [ErrNoClient]; an
 // [*echomq.ArgumentError] for a negative timeout.
-func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
+func NewPublisher(config *PublisherConfig) (*Publisher, error) {
+	var cfg PublisherConfig
+	if config != nil {
+		cfg = *config
+	}
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
@@ -153,7 +157,7 @@ func (p *Publisher) append(ctx context.Context, stream *echomq.Stream, records [
 		for j, i := range todo {
 			batch[j] = records[i]
 		}
-		got, err := stream.AppendBatch(ctx, batch)
+		got, err := stream.AppendBatch(ctx, batch, nil)
 		var be *echomq.BatchError
 		switch {
 		case err == nil:

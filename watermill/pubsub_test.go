@@ -65,11 +65,11 @@ const (
 )
 
 func (e *suiteEnv) pubSub(t *testing.T, group string) (message.Publisher, message.Subscriber) {
-	pub, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: e.client, Topics: suiteTopics})
+	pub, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: e.client, Topics: suiteTopics})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := emqwm.NewSubscriber(emqwm.SubscriberConfig{
+	sub, err := emqwm.NewSubscriber(&emqwm.SubscriberConfig{
 		Client: e.client, Topics: suiteTopics, ConsumerGroup: group,
 		AckDeadline: suiteAckDeadline, Beat: suiteBeat,
 	})

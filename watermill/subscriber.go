@@ -38,7 +38,11 @@ type Subscriber struct {
 // NewSubscriber returns a subscriber; nothing is read until Subscribe.
 // Errors: [ErrNoClient]; an [*echomq.ArgumentError] for an option out of
 // range.
-func NewSubscriber(cfg SubscriberConfig) (*Subscriber, error) {
+func NewSubscriber(config *SubscriberConfig) (*Subscriber, error) {
+	var cfg SubscriberConfig
+	if config != nil {
+		cfg = *config
+	}
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}

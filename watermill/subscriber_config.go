@@ -11,9 +11,9 @@ import (
 // Defaults of [SubscriberConfig].
 const (
 	DefaultPrefetch      = 100
-	DefaultAckDeadline   = echomq.DefaultMinIdle // 30s
+	DefaultAckDeadline   = 30 * time.Second // echomq.ConsumerConfig.MinIdle's default
 	DefaultBeat          = time.Second
-	DefaultMaxDeliveries = echomq.DefaultMaxDeliveries // 16
+	DefaultMaxDeliveries = 16 // echomq.ConsumerConfig.MaxDeliveries's default
 )
 
 // SubscriberConfig configures [NewSubscriber]. Only Client is required.

@@ -49,7 +49,7 @@ func (sub *subscription) joinGroup(ctx context.Context) error {
 	if deliveries < 0 {
 		deliveries = -1
 	}
-	c, err := cfg.Client.Consumer(echomq.ConsumerConfig{
+	c, err := cfg.Client.Consumer(&echomq.ConsumerConfig{
 		Queue: sub.stream.Queue(), Stream: sub.stream.Name(), Group: cfg.ConsumerGroup,
 		Name:  cfg.Consumer + "-" + strconv.Itoa(n),
 		Start: cfg.Start, Handle: sub.handle,

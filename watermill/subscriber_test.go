@@ -37,7 +37,7 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) publisher() *emqwm.Publisher {
-	p, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: e.client, Topics: e.topics})
+	p, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: e.client, Topics: e.topics})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func (e *env) subscriber(cfg emqwm.SubscriberConfig) *emqwm.Subscriber {
 	if cfg.Beat == 0 {
 		cfg.Beat = 50 * time.Millisecond
 	}
-	s, err := emqwm.NewSubscriber(cfg)
+	s, err := emqwm.NewSubscriber(&cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestDeadLetterAfterMaxDeliveries(t *testing.T) {
 		t.Fatalf("got %s after the last Nack, want %s", m.UUID, sent[1].UUID)
 	}
 	m.Ack()
-	dead := e.client.DeadLetters(e.queue, "pay")
+	dead := e.client.Stream(e.queue, "pay").DeadLetters()
 	var letters []echomq.DeadLetter
 	echomqtest.WaitFor(t, waitFor, "the poison message's dead letter", func() bool {
 		if letters, err = dead.List(context.Background(), echomq.All, nil); err != nil {
@@ -425,7 +425,7 @@ func TestPublishErrors(t *testing.T) {
 				cfg.Topics = e.topics
 			}
 			var err error
-			if p, err = emqwm.NewPublisher(cfg); err != nil {
+			if p, err = emqwm.NewPublisher(&cfg); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -445,10 +445,10 @@ func TestPublishErrors(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	if _, err := emqwm.NewPublisher(emqwm.PublisherConfig{}); !errors.Is(err, emqwm.ErrNoClient) {
+	if _, err := emqwm.NewPublisher(&emqwm.PublisherConfig{}); !errors.Is(err, emqwm.ErrNoClient) {
 		t.Errorf("publisher without client: %v", err)
 	}
-	if _, err := emqwm.NewPublisher(emqwm.PublisherConfig{Client: e.client, Timeout: -1}); !errors.Is(err, echomq.ErrInvalidArgument) {
+	if _, err := emqwm.NewPublisher(&emqwm.PublisherConfig{Client: e.client, Timeout: -1}); !errors.Is(err, echomq.ErrInvalidArgument) {
 		t.Errorf("negative timeout: %v", err)
 	}
 	bad := []emqwm.SubscriberConfig{
@@ -462,7 +462,7 @@ func TestConfigErrors(t *testing.T) {
 		{Client: e.client, Consumer: strings.Repeat("c", 125)},
 	}
 	for i, cfg := range bad {
-		if _, err := emqwm.NewSubscriber(cfg); err == nil {
+		if _, err := emqwm.NewSubscriber(&cfg); err == nil {
 			t.Errorf("config %d accepted", i)
 		} else if i == 0 && !errors.Is(err, emqwm.ErrNoClient) || i > 0 && !errors.Is(err, echomq.ErrInvalidArgument) {
 			t.Errorf("config %d: %v", i, err)

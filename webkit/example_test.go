@@ -16,7 +16,7 @@ import (
 func ExampleServe() {
 	rec := httptest.NewRecorder()
 	r := httptest.NewRequest(http.MethodGet, "/events", nil)
-	s, err := webkit.Open(rec, r, webkit.StreamConfig{Retry: 5 * time.Second})
+	s, err := webkit.Open(rec, r, &webkit.StreamConfig{Retry: 5 * time.Second})
 	if err != nil {
 		return
 	}

@@ -45,7 +45,11 @@ type Stream struct {
 // caching, no proxy buffering), status 200, the retry hint when configured
 // and a ": ready" comment, flushed, so the client knows it is subscribed
 // before any event. Nothing is written when it fails ([ErrNoFlush]).
-func Open(w http.ResponseWriter, r *http.Request, cfg StreamConfig) (*Stream, error) {
+func Open(w http.ResponseWriter, r *http.Request, config *StreamConfig) (*Stream, error) {
+	var cfg StreamConfig
+	if config != nil {
+		cfg = *config
+	}
 	if _, ok := w.(http.Flusher); !ok {
 		return nil, ErrNoFlush
 	}

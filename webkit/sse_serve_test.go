@@ -21,7 +21,7 @@ import (
 // then whatever arrives on in; stop shuts it down.
 func feed(n int, in <-chan int, stop <-chan struct{}, cfg webkit.StreamConfig, done chan<- error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := webkit.Open(w, r, cfg)
+		s, err := webkit.Open(w, r, &cfg)
 		if err != nil {
 			done <- err
 			return
@@ -136,7 +136,7 @@ func TestServeEnds(t *testing.T) {
 		t.Parallel()
 		boom := errors.New("boom")
 		rec := httptest.NewRecorder()
-		s, err := webkit.Open(rec, httptest.NewRequest(http.MethodGet, "/", nil), webkit.StreamConfig{})
+		s, err := webkit.Open(rec, httptest.NewRequest(http.MethodGet, "/", nil), &webkit.StreamConfig{})
 		require.NoError(t, err)
 		in := make(chan int, 1)
 		in <- 1
@@ -151,7 +151,7 @@ func TestServeKeepAlive(t *testing.T) {
 	t.Parallel()
 	done := make(chan error, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, err := webkit.Open(w, r, webkit.StreamConfig{KeepAlive: 20 * time.Millisecond})
+		s, err := webkit.Open(w, r, &webkit.StreamConfig{KeepAlive: 20 * time.Millisecond})
 		if err != nil {
 			done <- err
 			return

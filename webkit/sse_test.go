@@ -56,7 +56,7 @@ func TestStreamFraming(t *testing.T) {
 		{"comment", webkit.StreamConfig{}, func(s *webkit.Stream) error { return s.Comment("beat\nx") }, ": ready\n\n: beat x\n\n"},
 	} {
 		rec := httptest.NewRecorder()
-		s, err := webkit.Open(rec, httptest.NewRequest(http.MethodGet, "/events", nil), tc.cfg)
+		s, err := webkit.Open(rec, httptest.NewRequest(http.MethodGet, "/events", nil), &tc.cfg)
 		require.NoError(t, err, tc.name)
 		require.NoError(t, tc.write(s), tc.name)
 		require.Equal(t, tc.want, rec.Body.String(), tc.name)
@@ -74,7 +74,7 @@ type noFlush struct{ http.ResponseWriter }
 func TestOpenWithoutFlusher(t *testing.T) {
 	t.Parallel()
 	rec := httptest.NewRecorder()
-	_, err := webkit.Open(noFlush{rec}, httptest.NewRequest(http.MethodGet, "/", nil), webkit.StreamConfig{})
+	_, err := webkit.Open(noFlush{rec}, httptest.NewRequest(http.MethodGet, "/", nil), &webkit.StreamConfig{})
 	require.ErrorIs(t, err, webkit.ErrNoFlush)
 	require.Empty(t, rec.Body.String(), "nothing written")
 }

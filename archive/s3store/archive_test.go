@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { echomqtest.Main(m) }
 func TestArchiveThroughOutage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(7), Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), NodeID: new(7), Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	srv := s3test.Start(t)
@@ -40,7 +40,7 @@ func TestArchiveThroughOutage(t *testing.T) {
 		for i := range recs {
 			recs[i] = echomq.F("n", strconv.Itoa(from+i), "blob", "\x00\xffbinary")
 		}
-		_, err := s.AppendBatch(ctx, recs)
+		_, err := s.AppendBatch(ctx, recs, nil)
 		require.NoError(t, err)
 	}
 	liveLen := func() int {

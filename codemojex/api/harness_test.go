@@ -72,13 +72,13 @@ func newIdleHarness(t *testing.T) *harness { t.Helper(); return startHarness(t, 
 
 func startHarness(t *testing.T, scoring bool) *harness {
 	t.Helper()
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	clk := &clock{t: time.Now()}
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
 	require.NoError(t, err)
-	v, err := views.New(e, views.Config{Block: 100 * time.Millisecond})
+	v, err := views.New(e, &views.Config{Block: 100 * time.Millisecond})
 	require.NoError(t, err)
 	hub := views.NewHub(e, 100*time.Millisecond)
 	w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 8, Logger: quiet})
@@ -90,7 +90,7 @@ func startHarness(t *testing.T, scoring bool) *harness {
 	if scoring {
 		require.NoError(t, w.Start(ctx))
 	}
-	srv := httptest.NewServer(api.New(e, v, hub, api.Config{OperatorToken: opToken, DevSignIn: true, MaxWait: 10 * time.Second, Logger: quiet}))
+	srv := httptest.NewServer(api.New(e, v, hub, &api.Config{OperatorToken: opToken, DevSignIn: true, MaxWait: 10 * time.Second, Logger: quiet}))
 	t.Cleanup(func() {
 		srv.Close()
 		if scoring {

@@ -54,7 +54,11 @@ func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
 
 // New returns the API server. The views and the hub must be running
 // (Views.Run, Hub.Run) for the read models and the waits to move.
-func New(e *codemojex.Engine, v *views.Views, hub *views.Hub, cfg Config) *Server {
+func New(e *codemojex.Engine, v *views.Views, hub *views.Hub, config *Config) *Server {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	cfg.MaxWait = cmp.Or(cfg.MaxWait, 30*time.Second)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()

@@ -27,7 +27,7 @@ func TestServeAndSim(t *testing.T) {
 	served := make(chan error, 1)
 	var banner bytes.Buffer
 	go func() {
-		served <- Serve(ctx, ServeConfig{
+		served <- Serve(ctx, &ServeConfig{
 			Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
 			OperatorToken: "op", DevSignIn: true, Demo: true, Workers: 4, Logger: quiet, Out: &banner,
 			Ready: func(u string) { ready <- u },
@@ -42,7 +42,7 @@ func TestServeAndSim(t *testing.T) {
 	require.Contains(t, banner.String(), "codemojex is serving on "+url)
 	require.Contains(t, banner.String(), "/api/auth/dev")
 
-	rep, err := sim.Run(ctx, sim.Config{URL: url, OperatorToken: "op", Players: 6, Guesses: 5})
+	rep, err := sim.Run(ctx, &sim.Config{URL: url, OperatorToken: "op", Players: 6, Guesses: 5})
 	require.NoError(t, err)
 	require.Equal(t, int64(30), rep.Accepted)
 	require.Equal(t, rep.Accepted, rep.Scored+voids(rep))

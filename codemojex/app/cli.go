@@ -126,7 +126,7 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 				return err
 			}
 			cfg.Logger, cfg.Out, cfg.Notice = log, stdout, stderr
-			return Serve(cmd.Context(), cfg)
+			return Serve(cmd.Context(), &cfg)
 		},
 	}
 	f := c.Flags()
@@ -177,7 +177,7 @@ scored per second and the latency from submit to score.`,
 			}
 			var rep sim.Report
 			if cfg.URL != "" {
-				rep, err = sim.Run(cmd.Context(), cfg)
+				rep, err = sim.Run(cmd.Context(), &cfg)
 			} else {
 				rep, err = simInProcess(cmd.Context(), cfg, log)
 			}
@@ -212,7 +212,7 @@ func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Re
 		token = "sim-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	}
 	go func() {
-		served <- Serve(ctx, ServeConfig{
+		served <- Serve(ctx, &ServeConfig{
 			Addr: "127.0.0.1:0", URL: os.Getenv("EMQ_URL"), Queue: "cm", OperatorToken: token,
 			DevSignIn: true, Logger: log, Ready: func(u string) { ready <- u },
 		})
@@ -223,7 +223,7 @@ func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Re
 	case u := <-ready:
 		cfg.URL, cfg.OperatorToken = u, token
 	}
-	rep, err := sim.Run(ctx, cfg)
+	rep, err := sim.Run(ctx, &cfg)
 	cancel()
 	if serr := <-served; err == nil {
 		err = serr

@@ -85,7 +85,7 @@ func TestServeRidesOutFaults(t *testing.T) {
 	ready := make(chan string, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(ctx, ServeConfig{
+		served <- Serve(ctx, &ServeConfig{
 			Addr: "127.0.0.1:0", URL: proxy.URL(), Queue: queue, OperatorToken: "op",
 			DevSignIn: true, Workers: 16, Sweep: 200 * time.Millisecond, Snapshots: true, Logger: log, Out: io.Discard,
 			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u },
@@ -120,7 +120,7 @@ func TestServeRidesOutFaults(t *testing.T) {
 	var simErr error
 	go func() {
 		defer close(simDone)
-		rep, simErr = sim.Run(ctx, sim.Config{
+		rep, simErr = sim.Run(ctx, &sim.Config{
 			URL: url, OperatorToken: "op", Players: players, Guesses: guesses,
 			Strategy: "random", Wait: 2 * time.Minute,
 		})
@@ -228,10 +228,10 @@ func logKinds(out string) map[string]int {
 func connect(t *testing.T, url, queue string) *codemojex.Engine {
 	t.Helper()
 	ctx := context.Background()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, Logger: quiet, Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, Logger: quiet, Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	e, err := codemojex.New(c, codemojex.Config{Queue: queue, Logger: quiet})
+	e, err := codemojex.New(c, &codemojex.Config{Queue: queue, Logger: quiet})
 	require.NoError(t, err)
 	return e
 }

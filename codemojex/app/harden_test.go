@@ -42,7 +42,7 @@ func startServe(t *testing.T, cfg ServeConfig) *served {
 	cfg.StarterKeys, cfg.StarterClips = 1000, 1000
 	ready := make(chan string, 1)
 	cfg.Ready = func(u string) { ready <- u }
-	go func() { s.done <- Serve(ctx, cfg) }()
+	go func() { s.done <- Serve(ctx, &cfg) }()
 	select {
 	case s.url = <-ready:
 	case err := <-s.done:
@@ -299,7 +299,7 @@ func TestShutdownAnswersWaits(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, ServeConfig{})
 	token, game, kb := s.player(t, "cid")
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
 	require.NoError(t, err)
 	defer c.Close()
 	q, err := lanes.New(c, s.queue, nil)

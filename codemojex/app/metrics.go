@@ -24,7 +24,7 @@ func metricsHandler(eng *codemojex.Engine, m *emqprom.Metrics, h *health.Monitor
 	for _, s := range codemojex.Streams {
 		refs = append(refs, emqprom.StreamRef{Queue: eng.Queue(), Stream: s})
 	}
-	c, err := emqprom.NewCollector(emqprom.CollectorConfig{Client: eng.Client(), Streams: refs, Lanes: []*lanes.Queue{eng.Jobs()}})
+	c, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: eng.Client(), Streams: refs, Lanes: []*lanes.Queue{eng.Jobs()}})
 	if err != nil {
 		return nil, err
 	}

@@ -46,12 +46,12 @@ func (f *engineFlags) open(ctx context.Context, run func(*codemojex.Engine) erro
 		return usageError{fmt.Errorf("--sets: %w", err)}
 	}
 	discard := slog.New(slog.DiscardHandler)
-	client, err := echomq.Connect(ctx, echomq.Config{URL: f.url, ClientName: "codemojex-operate", Logger: discard, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: f.url, ClientName: "codemojex-operate", Logger: discard, Notice: io.Discard})
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{Queue: f.queue, Sets: sets, Logger: discard})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: f.queue, Sets: sets, Logger: discard})
 	if err != nil {
 		return usageError{fmt.Errorf("--queue: %w", err)}
 	}

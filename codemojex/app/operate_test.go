@@ -41,11 +41,11 @@ type operate struct {
 func newOperate(t *testing.T) *operate {
 	t.Helper()
 	url := echomqtest.Shared(t).URL()
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: url, Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	q := echomqtest.Queue(t)
-	e, err := codemojex.New(client, codemojex.Config{Queue: q, Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: q, Logger: quiet})
 	require.NoError(t, err)
 	return &operate{t: t, e: e, url: url, queue: q, ids: map[string]string{}, count: map[string]int{}}
 }
@@ -266,7 +266,7 @@ func TestServeOperatorPages(t *testing.T) {
 	served := make(chan error, 1)
 	var banner bytes.Buffer
 	go func() {
-		served <- Serve(ctx, ServeConfig{
+		served <- Serve(ctx, &ServeConfig{
 			Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
 			OperatorToken: "op", Workers: 1, Logger: quiet, Out: &banner, Ready: func(u string) { ready <- u },
 		})

@@ -127,7 +127,11 @@ const scoreAttempts = 100
 // the sweep, the views and the hub, each in a goroutine it owns and stops.
 // The HTTP server stops first (in-flight requests finish), then the
 // workers (running jobs finish or go back to their lanes), then the rest.
-func Serve(ctx context.Context, cfg ServeConfig) error {
+func Serve(ctx context.Context, config *ServeConfig) error {
+	var cfg ServeConfig
+	if config != nil {
+		cfg = *config
+	}
 	cfg.Addr = cmp.Or(cfg.Addr, "127.0.0.1:8080")
 	cfg.Workers = cmp.Or(cfg.Workers, 256)
 	cfg.Sweep = cmp.Or(cfg.Sweep, time.Second)
@@ -151,7 +155,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	metrics := emqprom.NewMetrics(nil)
-	client, err := echomq.Connect(ctx, echomq.Config{
+	client, err := echomq.Connect(ctx, &echomq.Config{
 		URL: embedded.Or(cfg.URL), Logger: log, ClientName: "codemojex", Notice: cfg.Notice,
 		Hooks: []echomq.Hook{metrics},
 	})
@@ -159,14 +163,14 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	defer client.Close()
-	eng, err := codemojex.New(client, codemojex.Config{
+	eng, err := codemojex.New(client, &codemojex.Config{
 		Queue: cfg.Queue, Sets: sets, Logger: log,
 		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts},
 	})
 	if err != nil {
 		return err
 	}
-	vs, err := views.New(eng, views.Config{Snapshots: cfg.Snapshots, Logger: log})
+	vs, err := views.New(eng, &views.Config{Snapshots: cfg.Snapshots, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -192,7 +196,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	// The API answers /api/; the web app (pages, live feed, Telegram
 	// sign-in) answers the rest.
 	mux := http.NewServeMux()
-	apiSrv := api.New(eng, vs, hub, api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
+	apiSrv := api.New(eng, vs, hub, &api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
 	mux.Handle("/api/", apiSrv)
 	// The game's health, for /metrics and the operator pages; the live
 	// feeds are the web app's, made below.
@@ -202,7 +206,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		ln.Close()
 		return err
 	}
-	ops, err := operator.New(eng, operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
+	ops, err := operator.New(eng, &operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
 	if err != nil {
 		ln.Close()
 		return err
@@ -214,7 +218,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 		return err
 	}
 	mux.Handle("/metrics", metricsH)
-	webApp = web.New(eng, hub, web.Config{
+	webApp = web.New(eng, hub, &web.Config{
 		BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient,
 	})
@@ -222,7 +226,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	var tg *bot.Bot
 	if cfg.TelegramBotToken != "" {
 		// The Telegram bot, on the same engine.
-		tg, err = bot.New(eng, bot.Config{
+		tg, err = bot.New(eng, &bot.Config{
 			Token: cfg.TelegramBotToken, ServerURL: cfg.TelegramAPI, WebhookSecret: cfg.TelegramWebhookSecret,
 			WebAppURL: cfg.PublicURL, Views: vs, Logger: log,
 		})
@@ -286,7 +290,7 @@ func Serve(ctx context.Context, cfg ServeConfig) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
-	banner(out, base, client.Embedded(), cfg, rooms, generated)
+	banner(out, base, client.Engine().Name == "embedded", cfg, rooms, generated)
 	if cfg.Ready != nil {
 		cfg.Ready(base)
 	}

@@ -84,7 +84,7 @@ func TestSIGTERM(t *testing.T) {
 	// The waiting player's lane is paused, so its guess stays queued and
 	// its long-poll waits; other players keep the workers busy.
 	token, game, kb := s.player(t, "waiter")
-	c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, Notice: io.Discard})
 	require.NoError(t, err)
 	defer c.Close()
 	q, err := lanes.New(c, queue, nil)

@@ -48,7 +48,7 @@ func TestServeTelegramWebhook(t *testing.T) {
 	ready := make(chan string, 1)
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(ctx, ServeConfig{
+		served <- Serve(ctx, &ServeConfig{
 			Addr: "127.0.0.1:0", URL: echomqtest.Shared(t).URL(), Queue: echomqtest.Queue(t),
 			OperatorToken: "op", Workers: 2, Logger: quiet, TelegramBotToken: "1:tok", TelegramAPI: api.URL,
 			TelegramWebhookSecret: "hook-secret", TelegramWebhookURL: "https://bot.example/telegram/webhook",

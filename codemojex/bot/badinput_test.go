@@ -42,11 +42,11 @@ func TestNewBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := bot.New(h.e, tc.cfg)
+			_, err := bot.New(h.e, &tc.cfg)
 			require.ErrorIs(t, err, tc.want)
 		})
 	}
-	_, err := bot.New(nil, bot.Config{Token: "1:a"})
+	_, err := bot.New(nil, &bot.Config{Token: "1:a"})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 }
 
@@ -104,7 +104,7 @@ func TestWebhookBadRequests(t *testing.T) {
 func TestWebhookWithoutSecret(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, bot.Config{})
-	b, err := bot.New(h.e, bot.Config{Token: "1:a", ServerURL: h.api.srv.URL, Logger: quiet})
+	b, err := bot.New(h.e, &bot.Config{Token: "1:a", ServerURL: h.api.srv.URL, Logger: quiet})
 	require.NoError(t, err)
 	req := httptest.NewRequest(http.MethodPost, "/telegram", strings.NewReader(`{"update_id":1}`))
 	rec := httptest.NewRecorder()

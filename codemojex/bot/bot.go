@@ -101,7 +101,11 @@ type Bot struct {
 // New returns a bot over e. It makes no call yet. It returns an
 // [*echomq.ArgumentError] for a missing engine or token or a bad setting,
 // and an [*echomq.NameError] for a bad queue or group name.
-func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
+func New(e *codemojex.Engine, config *Config) (*Bot, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	if e == nil {
 		return nil, &echomq.ArgumentError{Name: "engine", Reason: "is required"}
 	}
@@ -130,7 +134,7 @@ func New(e *codemojex.Engine, cfg Config) (*Bot, error) {
 	cfg.MaxAttempts = cmp.Or(cfg.MaxAttempts, 20)
 	cfg.Senders = cmp.Or(cfg.Senders, 16)
 	cfg.Lease = cmp.Or(cfg.Lease, 30*time.Second)
-	cfg.Redelivery = cmp.Or(cfg.Redelivery, echomq.DefaultMinIdle)
+	cfg.Redelivery = cmp.Or(cfg.Redelivery, 30*time.Second)
 	cfg.NoticeTTL = cmp.Or(cfg.NoticeTTL, 7*24*time.Hour)
 	cfg.NotifyGroup = cmp.Or(cfg.NotifyGroup, "telegram")
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())

@@ -26,11 +26,11 @@ const helperEnv = "BOT_TEST_HELPER"
 
 func helperMain() int {
 	fail := func(err error) int { fmt.Fprintln(os.Stderr, "helper:", err); return 3 }
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: os.Getenv("BOT_TEST_URL"), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: os.Getenv("BOT_TEST_URL"), Notice: io.Discard, Logger: quiet})
 	if err != nil {
 		return fail(err)
 	}
-	e, err := codemojex.New(client, codemojex.Config{Queue: os.Getenv("BOT_TEST_QUEUE"), Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: os.Getenv("BOT_TEST_QUEUE"), Logger: quiet})
 	if err != nil {
 		return fail(err)
 	}
@@ -41,8 +41,8 @@ func helperMain() int {
 	return fail(b.Serve(context.Background()))
 }
 
-func crashConfig(api string) bot.Config {
-	return bot.Config{
+func crashConfig(api string) *bot.Config {
+	return &bot.Config{
 		Token: "123:abc", ServerURL: api, GlobalRate: 1000, ChatRate: 1000, ChatBurst: 100, Senders: 8,
 		Backoff: 10 * time.Millisecond, Lease: 300 * time.Millisecond, Redelivery: time.Second, Logger: quiet,
 	}

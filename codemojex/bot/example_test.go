@@ -18,16 +18,16 @@ import (
 // reading it.
 func ExampleBot_Webhook() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Logger: quiet, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Logger: quiet, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{Queue: "example-bot", Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: "example-bot", Logger: quiet})
 	if err != nil {
 		panic(err)
 	}
-	b, err := bot.New(e, bot.Config{Token: "123:abc", WebhookSecret: "s3cret"})
+	b, err := bot.New(e, &bot.Config{Token: "123:abc", WebhookSecret: "s3cret"})
 	if err != nil {
 		panic(err)
 	}

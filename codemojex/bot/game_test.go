@@ -146,7 +146,7 @@ func TestWholeGame(t *testing.T) {
 		_, err := h.e.Stream(s).Group("again").Create(ctx, echomq.StartHead)
 		require.NoError(t, err)
 	}
-	again, err := bot.New(h.e, bot.Config{Token: "123:abc", ServerURL: h.api.srv.URL, NotifyGroup: "again", Logger: quiet})
+	again, err := bot.New(h.e, &bot.Config{Token: "123:abc", ServerURL: h.api.srv.URL, NotifyGroup: "again", Logger: quiet})
 	require.NoError(t, err)
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -47,11 +47,11 @@ type harness struct {
 func newHarness(t *testing.T, cfg bot.Config) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 10})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 10})
 	require.NoError(t, err)
-	v, err := views.New(e, views.Config{Block: 100 * time.Millisecond})
+	v, err := views.New(e, &views.Config{Block: 100 * time.Millisecond})
 	require.NoError(t, err)
 	w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 4, Logger: quiet})
 	require.NoError(t, err)
@@ -62,7 +62,7 @@ func newHarness(t *testing.T, cfg bot.Config) *harness {
 	}
 	cfg.Backoff = max(cfg.Backoff, 10*time.Millisecond)
 	cfg.PollTimeout = max(cfg.PollTimeout, 2*time.Second)
-	h.bot, err = bot.New(e, cfg)
+	h.bot, err = bot.New(e, &cfg)
 	require.NoError(t, err)
 
 	var wg sync.WaitGroup

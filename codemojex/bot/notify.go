@@ -30,7 +30,7 @@ func (b *Bot) consumers() ([]*echomq.Consumer, error) {
 		codemojex.StreamGuessScored: b.scored,
 		codemojex.StreamGameSettled: b.settled,
 	} {
-		c, err := b.c.Consumer(echomq.ConsumerConfig{
+		c, err := b.c.Consumer(&echomq.ConsumerConfig{
 			Queue: b.e.Queue(), Stream: stream, Group: b.cfg.NotifyGroup,
 			Start: echomq.StartNew, Handle: h, MinIdle: b.cfg.Redelivery, Logger: b.log,
 		})

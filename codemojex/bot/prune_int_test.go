@@ -36,7 +36,7 @@ func TestPruneNotices(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, keys, 1, "kept while young")
 
-	short, err := bot.New(h.e, bot.Config{Token: "1:a", ServerURL: h.api.srv.URL, NotifyGroup: "pruner", NoticeTTL: time.Millisecond, Logger: quiet})
+	short, err := bot.New(h.e, &bot.Config{Token: "1:a", ServerURL: h.api.srv.URL, NotifyGroup: "pruner", NoticeTTL: time.Millisecond, Logger: quiet})
 	require.NoError(t, err)
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -14,12 +14,12 @@ import (
 // Read the game's health: nobody has played yet.
 func ExampleMonitor_Read() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{Queue: "health-example"})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: "health-example"})
 	if err != nil {
 		panic(err)
 	}

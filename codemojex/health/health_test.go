@@ -26,10 +26,10 @@ var ctx = context.Background()
 func engine(t *testing.T) *codemojex.Engine {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	e, err := codemojex.New(c, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 100})
+	e, err := codemojex.New(c, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 100})
 	require.NoError(t, err)
 	return e
 }
@@ -121,7 +121,7 @@ func TestLimit(t *testing.T) {
 	e := engine(t)
 	s := e.Stream(codemojex.StreamGuessScored)
 	for i := range 3 {
-		_, err := s.Append(ctx, echomq.F("player", "p"+string(rune('a'+i)), "guess", "none"))
+		_, err := s.Append(ctx, echomq.F("player", "p"+string(rune('a'+i)), "guess", "none"), nil)
 		require.NoError(t, err)
 	}
 	m, err := health.New(e, &health.Config{Limit: 2})
@@ -162,10 +162,10 @@ func TestEngineAway(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.Start(t)
 	quiet := slog.New(slog.DiscardHandler)
-	c, err := echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Notice: io.Discard, Logger: quiet, CallTimeout: time.Second})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: srv.URL(), Notice: io.Discard, Logger: quiet, CallTimeout: time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	e, err := codemojex.New(c, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
+	e, err := codemojex.New(c, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
 	require.NoError(t, err)
 	m, err := health.New(e, nil)
 	require.NoError(t, err)

@@ -21,16 +21,16 @@ import (
 // cookie that never holds the token. New refuses an empty token.
 func Example() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, Notice: io.Discard})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer client.Close()
-	eng, err := codemojex.New(client, codemojex.Config{})
+	eng, err := codemojex.New(client, &codemojex.Config{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	ops, err := operator.New(eng, operator.Config{OperatorToken: "s3cret", Logger: slog.New(slog.DiscardHandler)})
+	ops, err := operator.New(eng, &operator.Config{OperatorToken: "s3cret", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func Example() {
 	c := rec.Result().Cookies()[0]
 	fmt.Println(rec.Code, rec.Header().Get("Location"), c.Name, c.HttpOnly, c.SameSite == http.SameSiteStrictMode, strings.Contains(c.Value, "s3cret"))
 
-	_, err = operator.New(eng, operator.Config{})
+	_, err = operator.New(eng, &operator.Config{})
 	fmt.Println(err)
 	// Output:
 	// 303 /op/signin?next=%2Fop%2Frooms

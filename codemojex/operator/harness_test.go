@@ -54,13 +54,13 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	client, err := echomq.Connect(context.Background(), echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(context.Background(), &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	clk := &clock{t: time.Now()}
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
 	require.NoError(t, err)
-	ops, err := operator.New(e, operator.Config{OperatorToken: opToken, Logger: quiet})
+	ops, err := operator.New(e, &operator.Config{OperatorToken: opToken, Logger: quiet})
 	require.NoError(t, err)
 	srv := httptest.NewServer(ops)
 	t.Cleanup(srv.Close)

@@ -68,7 +68,11 @@ type Handler struct {
 // New returns the operator pages over an engine. It returns an
 // [*echomq.ArgumentError] for a nil engine or an empty operator token, and
 // does no I/O.
-func New(e *codemojex.Engine, cfg Config) (*Handler, error) {
+func New(e *codemojex.Engine, config *Config) (*Handler, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	if cfg.OperatorToken == "" {
 		return nil, &echomq.ArgumentError{Name: "operator token", Reason: "must not be empty"}
 	}

@@ -22,7 +22,7 @@ func TestSignOutHoldsAcrossProcesses(t *testing.T) {
 	cookies := b.c.Jar.Cookies(u)
 	require.NotEmpty(t, cookies)
 
-	other, err := operator.New(h.e, operator.Config{OperatorToken: opToken, Logger: quiet})
+	other, err := operator.New(h.e, &operator.Config{OperatorToken: opToken, Logger: quiet})
 	require.NoError(t, err)
 	srv := httptest.NewServer(other)
 	t.Cleanup(srv.Close)

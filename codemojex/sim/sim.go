@@ -104,7 +104,11 @@ func (r Report) commandsLine() string {
 // Run plays cfg.Players simulated players against the server at cfg.URL
 // and reports the guesses accepted and scored per second and the latency
 // from submit to score.
-func Run(ctx context.Context, cfg Config) (Report, error) {
+func Run(ctx context.Context, config *Config) (Report, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	if cfg.URL == "" {
 		return Report{}, errors.New("sim: no server URL: give one with --url (or leave --url empty on the command line to start a server in process)")
 	}

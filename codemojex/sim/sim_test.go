@@ -21,7 +21,7 @@ func TestRunBadConfig(t *testing.T) {
 		{URL: "http://127.0.0.1:1", Strategy: "lucky"},
 		{URL: "http://127.0.0.1:1"}, // no room and no operator token
 	} {
-		_, err := Run(context.Background(), c)
+		_, err := Run(context.Background(), &c)
 		require.Error(t, err, "%+v", c)
 	}
 }

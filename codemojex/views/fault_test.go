@@ -24,13 +24,13 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 	t.Parallel()
 	srv := echomqtest.StartPersistent(t)
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: srv.URL(), Notice: io.Discard, Logger: quiet, CallTimeout: time.Second})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: srv.URL(), Notice: io.Discard, Logger: quiet, CallTimeout: time.Second})
 	require.NoError(t, err)
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
 	require.NoError(t, err)
 	logs := &echomqtest.Buffer{}
-	v, err := views.New(e, views.Config{
+	v, err := views.New(e, &views.Config{
 		Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(logs, nil)),
 	})
@@ -87,12 +87,12 @@ func TestViewsRideOutEngineFaults(t *testing.T) {
 func TestViewsRunTwice(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet})
 	require.NoError(t, err)
-	v, err := views.New(e, views.Config{Block: 100 * time.Millisecond, Logger: quiet})
+	v, err := views.New(e, &views.Config{Block: 100 * time.Millisecond, Logger: quiet})
 	require.NoError(t, err)
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -61,13 +61,13 @@ func guesses(t *testing.T) int {
 func TestRebuildEqualsLive(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	defer client.Close()
 	clk := &clock{t: time.Now()}
-	e, err := codemojex.New(client, codemojex.Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
+	e, err := codemojex.New(client, &codemojex.Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet})
 	require.NoError(t, err)
-	v, err := views.New(e, views.Config{Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 200 * time.Millisecond})
+	v, err := views.New(e, &views.Config{Snapshots: true, Block: 100 * time.Millisecond, SnapshotInterval: 200 * time.Millisecond})
 	require.NoError(t, err)
 	w, err := e.Worker(&lanes.WorkerConfig{Concurrency: 16, Logger: quiet})
 	require.NoError(t, err)
@@ -177,7 +177,7 @@ func TestRebuildEqualsLive(t *testing.T) {
 	}
 	require.Equal(t, scored, sum)
 	// A restart resumes from the snapshots and agrees.
-	again, err := views.New(e, views.Config{Snapshots: true})
+	again, err := views.New(e, &views.Config{Snapshots: true})
 	require.NoError(t, err)
 	start, err := again.Boards.Open(ctx)
 	require.NoError(t, err)

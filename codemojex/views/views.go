@@ -56,7 +56,11 @@ type live interface {
 }
 
 // New returns the views over the engine's streams, without I/O.
-func New(e *codemojex.Engine, cfg Config) (*Views, error) {
+func New(e *codemojex.Engine, config *Config) (*Views, error) {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	s := func(name string) projection.Source { return e.Stream(name) }
 	lc := func(name string) *projection.LiveConfig {
 		c := &projection.LiveConfig{SnapshotInterval: cfg.SnapshotInterval, Block: cfg.Block, Logger: cfg.Logger}

@@ -31,7 +31,7 @@ func TestCloseEndsStreams(t *testing.T) {
 func TestTelegramSignInOff(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	wh := web.New(h.e, h.hub, web.Config{Logger: quiet})
+	wh := web.New(h.e, h.hub, &web.Config{Logger: quiet})
 	rec := httptest.NewRecorder()
 	wh.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/web/auth/telegram", strings.NewReader(`{"init_data":"a=b"}`)))
 	require.Equal(t, http.StatusNotFound, rec.Code)

@@ -22,16 +22,16 @@ import (
 // hub (Hub.Run) for the live feed.
 func ExampleNew() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
 	if err != nil {
 		panic(err)
 	}
 	defer client.Close()
-	e, err := codemojex.New(client, codemojex.Config{})
+	e, err := codemojex.New(client, &codemojex.Config{})
 	if err != nil {
 		panic(err)
 	}
-	h := web.New(e, views.NewHub(e, 100*time.Millisecond), web.Config{DevSignIn: true})
+	h := web.New(e, views.NewHub(e, 100*time.Millisecond), &web.Config{DevSignIn: true})
 	defer h.Close()
 
 	rec := httptest.NewRecorder()

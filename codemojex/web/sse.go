@@ -76,7 +76,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	game := r.URL.Query().Get("game")
 	ch, stop := h.hub.Subscribe(64)
 	defer stop()
-	s, err := webkit.Open(w, r, webkit.StreamConfig{KeepAlive: h.cfg.Heartbeat})
+	s, err := webkit.Open(w, r, &webkit.StreamConfig{KeepAlive: h.cfg.Heartbeat})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -73,7 +73,11 @@ type Handler struct {
 // New returns the web handler over an engine and a running hub
 // (Hub.Run). It panics only if the embedded templates do not parse, which
 // the tests rule out.
-func New(e *codemojex.Engine, hub *views.Hub, cfg Config) *Handler {
+func New(e *codemojex.Engine, hub *views.Hub, config *Config) *Handler {
+	var cfg Config
+	if config != nil {
+		cfg = *config
+	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = 15 * time.Second
 	}

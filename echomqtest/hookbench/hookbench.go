@@ -39,7 +39,7 @@ func Compare(b *testing.B, hooks []echomq.Hook, wrap Wrap) {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
 	connect := func(node int, hs []echomq.Hook) *echomq.Client {
-		c, err := echomq.Connect(context.Background(), echomq.Config{URL: url, NodeID: new(node), Hooks: hs, Notice: io.Discard})
+		c, err := echomq.Connect(context.Background(), &echomq.Config{URL: url, NodeID: new(node), Hooks: hs, Notice: io.Discard})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func Compare(b *testing.B, hooks []echomq.Hook, wrap Wrap) {
 	q := echomqtest.Queue(b)
 	appendOp := func(c *echomq.Client, name string) func() error {
 		s := c.Stream(q, name)
-		return func() error { _, err := s.Append(context.Background(), payload); return err }
+		return func() error { _, err := s.Append(context.Background(), payload, nil); return err }
 	}
 	b.Run("append/serial", func(b *testing.B) {
 		pairs(b, 1, appendOp(on, "serial-on"), appendOp(off, "serial-off"))
@@ -152,7 +152,7 @@ func endToEnd(c *echomq.Client, q, name string, wrap Wrap) (time.Duration, error
 	if wrap != nil {
 		handle = wrap(handle)
 	}
-	cons, err := c.Consumer(echomq.ConsumerConfig{
+	cons, err := c.Consumer(&echomq.ConsumerConfig{
 		Queue: q, Stream: s.Name(), Group: "g", Start: echomq.StartHead,
 		Beat: 100 * time.Millisecond, Concurrency: 4, Logger: slog.New(slog.DiscardHandler), Handle: handle,
 	})
@@ -168,7 +168,7 @@ func endToEnd(c *echomq.Client, q, name string, wrap Wrap) (time.Duration, error
 		batch[i] = payload
 	}
 	for left := ConsumeRound; left > 0; left -= consumeBatch {
-		if _, err := s.AppendBatch(ctx, batch[:min(left, consumeBatch)]); err != nil {
+		if _, err := s.AppendBatch(ctx, batch[:min(left, consumeBatch)], nil); err != nil {
 			return 0, errors.Join(err, cons.Stop(ctx))
 		}
 	}

@@ -24,7 +24,7 @@ func main() {
 // run plays every step on the queue of that name, writing what each one
 // shows to out.
 func run(ctx context.Context, url, queue string, out io.Writer) error {
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(url)}) // "": the embedded engine
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.Or(url)}) // "": the embedded engine
 	if err != nil {
 		return err
 	}

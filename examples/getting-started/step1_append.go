@@ -16,7 +16,7 @@ func placeOrders(ctx context.Context, client *echomq.Client, queue string, out i
 	orders := client.Stream(queue, "order-placed")
 	var ids []echomq.ID
 	for _, o := range [][2]string{{"ada", "42"}, {"bo", "250"}, {"ada", "17"}, {"cy", "99"}} {
-		id, err := orders.Append(ctx, echomq.F("customer", o[0], "total", o[1]))
+		id, err := orders.Append(ctx, echomq.F("customer", o[0], "total", o[1]), nil)
 		if err != nil {
 			return nil, err
 		}

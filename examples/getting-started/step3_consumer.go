@@ -17,7 +17,7 @@ import (
 // order moves to the stream's dead letters, where it waits to be looked
 // at, replayed or purged.
 func chargeOrders(ctx context.Context, client *echomq.Client, queue string, out io.Writer) error {
-	c, err := client.Consumer(echomq.ConsumerConfig{
+	c, err := client.Consumer(&echomq.ConsumerConfig{
 		Queue: queue, Stream: "order-placed", Group: "billing",
 		Start:         echomq.StartHead,       // a new group reads the stream from its first event
 		MaxDeliveries: 3,                      // the third failure moves the order to the dead letters

@@ -20,7 +20,7 @@ type OrderShipped struct {
 // back as values.
 func shipOrder(ctx context.Context, client *echomq.Client, queue string, order echomq.ID, out io.Writer) error {
 	shipped := echomq.NewTyped[OrderShipped](client.Stream(queue, "order-shipped"), nil, nil)
-	if _, err := shipped.Append(ctx, OrderShipped{Order: order.String(), Carrier: "dhl", Parcels: 2}); err != nil {
+	if _, err := shipped.Append(ctx, OrderShipped{Order: order.String(), Carrier: "dhl", Parcels: 2}, nil); err != nil {
 		return err
 	}
 	evs, err := shipped.Read(ctx, echomq.All, nil)

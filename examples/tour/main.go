@@ -16,7 +16,7 @@ import (
 
 func main() {
 	ctx := context.Background()
-	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.Or(os.Getenv("EMQ_URL"))}) // unset: the embedded engine
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.Or(os.Getenv("EMQ_URL"))}) // unset: the embedded engine
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func main() {
 	start := time.Now()
 	var last echomq.ID
 	for _, p := range []string{"120", "480", "600"} {
-		last, err = scored.Append(ctx, echomq.F("game", "GAM1", "player", "PLR1", "points", p))
+		last, err = scored.Append(ctx, echomq.F("game", "GAM1", "player", "PLR1", "points", p), nil)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -58,13 +58,13 @@ func main() {
 	}
 
 	// Bad input gets a typed error and writes nothing.
-	_, err = scored.Append(ctx, echomq.F("id", "mine"))
+	_, err = scored.Append(ctx, echomq.F("id", "mine"), nil)
 	fmt.Println(errors.Is(err, echomq.ErrReservedField))
 
 	// Follow the tail from after the last receipt, until the context ends.
 	fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	go func() { _, _ = scored.Append(ctx, echomq.F("game", "GAM1", "player", "PLR2", "points", "560")) }()
+	go func() { _, _ = scored.Append(ctx, echomq.F("game", "GAM1", "player", "PLR2", "points", "560"), nil) }()
 	for ev, err := range scored.Follow(fctx, &echomq.FollowOpts{From: echomq.After(last)}) {
 		if err != nil {
 			log.Fatal(err)

@@ -41,7 +41,7 @@ func TestServiceContract(t *testing.T) {
 		make        func(t *testing.T, c *echomq.Client, q string) service
 	}{
 		{"Consumer", true, func(t *testing.T, c *echomq.Client, q string) service {
-			s, err := c.Consumer(echomq.ConsumerConfig{
+			s, err := c.Consumer(&echomq.ConsumerConfig{
 				Queue: q, Stream: "s", Group: "g", Start: echomq.StartHead, Logger: quiet, Beat: time.Second,
 				Handle: func(context.Context, echomq.Delivery) error { return nil },
 			})
@@ -49,7 +49,7 @@ func TestServiceContract(t *testing.T) {
 			return s
 		}},
 		{"SetConsumer", true, func(t *testing.T, c *echomq.Client, q string) service {
-			s, err := c.SetConsumer(echomq.SetConsumerConfig{
+			s, err := c.SetConsumer(&echomq.SetConsumerConfig{
 				Set: c.Streams(q, "s", "t"), Group: "g", Start: echomq.StartHead, Logger: quiet,
 				Beat: time.Second, Handle: func(context.Context, echomq.Delivery) error { return nil },
 			})
@@ -91,7 +91,7 @@ func TestServiceContract(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			c, err := echomq.Connect(ctx, echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
+			c, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, c.Close()) })
 			svc := tc.make(t, c, echomqtest.Queue(t))

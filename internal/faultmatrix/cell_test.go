@@ -64,7 +64,7 @@ func newCell(t *testing.T, comp component) *cell {
 // connect opens a client closed with the test.
 func (c *cell) connect(url string, cfg echomq.Config) *echomq.Client {
 	cfg.URL = url
-	cl, err := echomq.Connect(context.Background(), cfg)
+	cl, err := echomq.Connect(context.Background(), &cfg)
 	require.NoError(c.t, err)
 	c.t.Cleanup(func() { _ = cl.Close() })
 	return cl
@@ -135,7 +135,7 @@ func (c *cell) watchExit(stopped <-chan struct{}) {
 func (c *cell) produce(ctx context.Context, stream string) {
 	s := c.direct.Stream(c.queue, stream)
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		_, err := s.AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
+		_, err := s.Append(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		return err
 	})
 }

@@ -66,7 +66,7 @@ var components = []component{
 
 func startConsumer(c *cell, ctx context.Context) func() {
 	cl := c.client(echomq.Config{})
-	cons, err := cl.Consumer(echomq.ConsumerConfig{
+	cons, err := cl.Consumer(&echomq.ConsumerConfig{
 		Queue: c.queue, Stream: "ev", Group: "g", Start: echomq.StartHead, Beat: 500 * time.Millisecond,
 		Logger: c.logger(),
 		Handle: func(_ context.Context, d echomq.Delivery) error { c.handled(d.Fields[1]); return nil },
@@ -369,7 +369,7 @@ func produceLeased(c *cell, ctx context.Context) {
 	s := cl.Stream(c.queue, "ev")
 	nodes := map[int]bool{}
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		id, err := s.AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
+		id, err := s.Append(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		if err == nil {
 			c.seen.add(id.String())
 			nodes[id.Snowflake().Node()] = true

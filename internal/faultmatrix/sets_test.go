@@ -25,14 +25,14 @@ func produceSet(c *cell, ctx context.Context) {
 		streams[i] = c.direct.Stream(c.queue, name)
 	}
 	c.produceWith(ctx, func(ctx context.Context, n string) error {
-		_, err := streams[atoi(n)%len(streams)].AppendWith(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
+		_, err := streams[atoi(n)%len(streams)].Append(ctx, echomq.Fields{"n", n}, &echomq.AppendOpts{Key: "p-" + n})
 		return err
 	})
 }
 
 func startSetConsumer(c *cell, ctx context.Context) func() {
 	cl := c.client(echomq.Config{})
-	sc, err := cl.SetConsumer(echomq.SetConsumerConfig{
+	sc, err := cl.SetConsumer(&echomq.SetConsumerConfig{
 		Set: cl.Streams(c.queue, setStreams...), Group: "g", Start: echomq.StartHead, Beat: 500 * time.Millisecond,
 		Logger: c.logger(),
 		Handle: func(_ context.Context, d echomq.Delivery) error { c.handled(d.Fields[1]); return nil },

@@ -29,7 +29,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 	cl := c.client(echomq.Config{})
 	s := cl.Stream(c.queue, "ev")
 	bg := context.Background()
-	_, err := s.Append(bg, echomq.Fields{"n", "0"})
+	_, err := s.Append(bg, echomq.Fields{"n", "0"}, nil)
 	require.NoError(t, err)
 	q, err := lanes.New(cl, c.queue, nil)
 	require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 	require.NoError(t, err)
 	// Retention on a stream of its own: the archiver's takes it under
 	// archive control once a cycle ran.
-	_, err = cl.Stream(c.queue, "rv").Append(bg, echomq.Fields{"n", "0"})
+	_, err = cl.Stream(c.queue, "rv").Append(bg, echomq.Fields{"n", "0"}, nil)
 	require.NoError(t, err)
 	rpolicy := retention.Policy{Queue: c.queue, Stream: "rv", Rule: retention.MaxLen(1000)}
 	driver, err := retention.New(cl, &retention.Config{Policies: []retention.Policy{rpolicy}, Logger: quiet()})
@@ -58,7 +58,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 	// The typed view and the stream-set verbs wrap the stream verbs: they
 	// must keep the same bound and the same transient error.
 	typed := echomq.NewTyped(cl.Stream(c.queue, "tv"), echomq.JSONFields[typedItem](), nil)
-	_, err = typed.Append(bg, typedItem{N: "0"})
+	_, err = typed.Append(bg, typedItem{N: "0"}, nil)
 	require.NoError(t, err)
 	_, err = s.Group("gr").Create(bg, echomq.StartHead)
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 		call func() error
 	}{
 		{"Stream.Read", func() error { _, err := s.Read(bg, echomq.All, nil); return err }},
-		{"Stream.Append", func() error { _, err := s.Append(bg, echomq.Fields{"n", "x"}); return err }},
+		{"Stream.Append", func() error { _, err := s.Append(bg, echomq.Fields{"n", "x"}, nil); return err }},
 		{"Stream.Info", func() error { _, err := s.Info(bg); return err }},
 		{"Group.Create", func() error { _, err := s.Group("g").Create(bg, echomq.StartHead); return err }},
 		{"lanes Enqueue", func() error { _, err := q.Enqueue(bg, "b", []byte("y"), nil); return err }},
@@ -100,7 +100,7 @@ func TestVerbsDuringOutage(t *testing.T) {
 		}},
 		{"retention Apply", func() error { _, err := retention.Apply(bg, cl, rpolicy, time.Now()); return err }},
 		{"retention Sweep", func() error { _, err := driver.Sweep(bg); return err }},
-		{"Typed.Append", func() error { _, err := typed.Append(bg, typedItem{N: "x"}); return err }},
+		{"Typed.Append", func() error { _, err := typed.Append(bg, typedItem{N: "x"}, nil); return err }},
 		{"Typed.Read", func() error { _, err := typed.Read(bg, echomq.All, nil); return err }},
 		{"Typed.Scan", func() error { return firstErr(typed.Scan(bg, echomq.All, nil)) }},
 		{"Typed.Follow", func() error {

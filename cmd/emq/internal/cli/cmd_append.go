@@ -109,7 +109,7 @@ query's "next".`,
 			return a.withStream(cmd.Context(), args[0], func(s *echomq.Stream) error {
 				id := given
 				if id.IsZero() {
-					if id, err = s.AppendWith(cmd.Context(), fields, opts); err != nil {
+					if id, err = s.Append(cmd.Context(), fields, opts); err != nil {
 						if ce, ok := errors.AsType[*echomq.ConflictError](err); ok {
 							top := "the stream is empty"
 							if !ce.Top.IsZero() {

@@ -25,7 +25,7 @@ func (b *bundle) goldenDir(name, dir string) {
 // delCache deletes stream's watermark cache, as if the engine lost it.
 func (b *bundle) delCache(stream string) {
 	b.t.Helper()
-	c, err := echomq.Connect(b.t.Context(), echomq.Config{URL: b.url})
+	c, err := echomq.Connect(b.t.Context(), &echomq.Config{URL: b.url})
 	require.NoError(b.t, err)
 	defer c.Close()
 	_, err = archive.ClearWatermark(b.t.Context(), c.Stream(b.queue, stream))

@@ -79,10 +79,10 @@ func (a *app) consumeCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "consumer name (default <hostname>-<pid>); a restart under the same name recovers its pending entries")
 	f.StringVar(&o.start, "start", "", "create a missing group at new or head (default: the group must exist)")
-	f.IntVar(&o.batch, "batch", echomq.DefaultCount, "entries per read or reclaim")
-	f.DurationVar(&o.beat, "beat", echomq.DefaultBeat, "blocking-read timeout and reclaim period")
-	f.DurationVar(&o.minIdle, "min-idle", echomq.DefaultMinIdle, "idle time before an entry is reclaimed (the retry delay)")
-	f.IntVar(&o.maxDeliveries, "max-deliveries", echomq.DefaultMaxDeliveries, "deliveries before an entry is dead-lettered; -1: never")
+	f.IntVar(&o.batch, "batch", 100, "entries per read or reclaim")
+	f.DurationVar(&o.beat, "beat", time.Second, "blocking-read timeout and reclaim period")
+	f.DurationVar(&o.minIdle, "min-idle", 30*time.Second, "idle time before an entry is reclaimed (the retry delay)")
+	f.IntVar(&o.maxDeliveries, "max-deliveries", 16, "deliveries before an entry is dead-lettered; -1: never")
 	f.IntVar(&o.failEvery, "fail-every", 0, "fail every Nth delivery (the entry stays pending)")
 	f.BoolVar(&o.fail, "fail", false, "fail every delivery")
 	f.Int64Var(&o.max, "max", 0, "stop after this many deliveries (0: run until interrupted)")
@@ -119,7 +119,7 @@ func (a *app) consumerConfig(cmd *cobra.Command, stream, group string, o *consum
 		return cfg, usagef("invalid --max %d: must not be negative", o.max)
 	}
 	if f.Changed("start") {
-		st, err := echomq.ParseStart(o.start)
+		st, err := parseStart(o.start)
 		if err != nil {
 			return cfg, err
 		}
@@ -130,7 +130,7 @@ func (a *app) consumerConfig(cmd *cobra.Command, stream, group string, o *consum
 	probe := cfg
 	probe.Start, probe.Logger = echomq.StartNew, slog.New(slog.DiscardHandler)
 	probe.Handle = func(context.Context, echomq.Delivery) error { return nil }
-	if _, err := new(echomq.Client).Consumer(probe); err != nil {
+	if _, err := new(echomq.Client).Consumer(&probe); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
@@ -191,7 +191,7 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 		return nil
 	}
 	cfg.Logger = slog.New(&dropInjected{h: slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}), msg: injected})
-	c, err := s.Client().Consumer(cfg)
+	c, err := s.Client().Consumer(&cfg)
 	if err != nil {
 		return err
 	}

@@ -143,11 +143,11 @@ func (d *demo) storyTop(ctx context.Context) (echomq.EntryID, error) {
 // play mints every id of the story on the story clock and appends the beats.
 func (d *demo) play(ctx context.Context) error {
 	now := d.start
-	node, err := d.c.NodeID(ctx, d.queue)
+	qm, err := d.c.Minter(ctx, d.queue)
 	if err != nil {
 		return err
 	}
-	m, err := echomq.NewMinter(node, func() time.Time { return now })
+	m, err := echomq.NewMinter(qm.Node(), func() time.Time { return now })
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,7 @@ error: it keeps its position and "exists" is printed.`,
 			if !cmd.Flags().Changed("start") {
 				return usagef("group create: --start new or head is required")
 			}
-			st, err := echomq.ParseStart(start)
+			st, err := parseStart(start)
 			if err != nil {
 				return err
 			}

@@ -24,7 +24,7 @@ func parseEntryArg(s string) (echomq.EntryID, error) {
 	if e, err := echomq.ParseEntryID(s); err == nil {
 		return e, nil
 	}
-	if len(s) == echomq.IDLen && s[0] >= 'A' && s[0] <= 'Z' {
+	if len(s) == idLen && s[0] >= 'A' && s[0] <= 'Z' {
 		id, err := echomq.ParseEventID(s)
 		return id.EntryID(), err
 	}

@@ -33,9 +33,9 @@ func toIDDoc(id echomq.ID) idDoc {
 	s := id.Snowflake()
 	d := idDoc{
 		ID: id.String(), Brand: id.Brand(), Snowflake: strconv.FormatInt(int64(s), 10),
-		Time: fmtTime(id.Time()), UnixMs: s.UnixMilli(), Node: s.Node(), Seq: s.Seq(),
+		Time: fmtTime(id.Time()), UnixMs: s.Time().UnixMilli(), Node: s.Node(), Seq: s.Seq(),
 	}
-	if id.Is(echomq.BrandEvent) {
+	if id.Brand() == echomq.BrandEvent {
 		e := id.EntryID().String()
 		d.Entry = &e
 	}

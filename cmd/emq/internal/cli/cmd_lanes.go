@@ -82,7 +82,7 @@ func parseJobID(s string) (echomq.ID, error) {
 	if err != nil {
 		return echomq.ID{}, err
 	}
-	if !id.Is(lanes.BrandJob) {
+	if id.Brand() != lanes.BrandJob {
 		return echomq.ID{}, &echomq.KindError{Want: lanes.BrandJob, Got: id.Brand()}
 	}
 	return id, nil

@@ -31,7 +31,7 @@ func (b *bundle) stepLanes(args ...string) string {
 // settle jobs as a worker would.
 func (b *bundle) lanesQueue() *lanes.Queue {
 	b.t.Helper()
-	c, err := echomq.Connect(b.t.Context(), echomq.Config{URL: b.url, NodeID: new(9), Clock: b.clock.Now})
+	c, err := echomq.Connect(b.t.Context(), &echomq.Config{URL: b.url, NodeID: new(9), Clock: b.clock.Now})
 	require.NoError(b.t, err)
 	b.t.Cleanup(func() { _ = c.Close() })
 	q, err := lanes.New(c, b.queue, nil)

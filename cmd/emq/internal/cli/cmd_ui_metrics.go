@@ -83,5 +83,5 @@ func (d *discoveringCollector) build(ctx context.Context, discover bool) (*emqpr
 			cfg.Lanes = append(cfg.Lanes, lq)
 		}
 	}
-	return emqprom.NewCollector(cfg)
+	return emqprom.NewCollector(&cfg)
 }

@@ -34,7 +34,7 @@ type demoWindowDoc struct {
 
 func (d *demo) writeJSON(window []echomq.Event, f folded) error {
 	doc := demoDoc{
-		Queue: d.queue, Embedded: d.c.Embedded(), Start: fmtTime(d.start), End: fmtTime(d.start.Add(storySpan)),
+		Queue: d.queue, Embedded: d.c.Engine().Name == "embedded", Start: fmtTime(d.start), End: fmtTime(d.start.Add(storySpan)),
 		Window: demoWindowDoc{
 			Stream: streamGuessScored, From: fmtTime(d.start.Add(windowFrom)),
 			To: fmtTime(d.start.Add(windowTo)), Events: toEventDocs(window),
@@ -109,7 +109,7 @@ func (d *demo) writeText(window []echomq.Event, f folded) error {
 	}
 	tw.Flush()
 
-	if d.c.Embedded() {
+	if d.c.Engine().Name == "embedded" {
 		fmt.Fprintf(w, "\nThe embedded engine stops when emq exits, and the streams with it; give --url\n(or EMQ_URL) to keep them and read them again with: emq read -q %s guess-scored\n", d.queue)
 		return nil
 	}

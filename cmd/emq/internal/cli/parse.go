@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ func parseBound(s string, lower bool, now time.Time) (echomq.Bound, error) {
 		return b, nil
 	}
 	body, excl := strings.CutPrefix(s, "(")
-	if len(body) == echomq.IDLen && body[0] >= 'A' && body[0] <= 'Z' {
+	if len(body) == idLen && body[0] >= 'A' && body[0] <= 'Z' {
 		return echomq.Bound{}, err // shaped like a branded id: say what is wrong with it
 	}
 	t, terr := parseTime(body, now)
@@ -71,7 +72,7 @@ func parseMinID(s string, now time.Time) (echomq.EntryID, error) {
 	if e, err := echomq.ParseEntryID(s); err == nil {
 		return e, nil
 	}
-	if len(s) == echomq.IDLen && s[0] >= 'A' && s[0] <= 'Z' {
+	if len(s) == idLen && s[0] >= 'A' && s[0] <= 'Z' {
 		id, err := echomq.ParseEventID(s)
 		if err != nil {
 			return echomq.EntryID{}, err
@@ -123,3 +124,22 @@ func parseSnowflake(s string) (echomq.Snowflake, error) {
 	}
 	return echomq.Snowflake(n), nil
 }
+
+// parseStart parses a --start flag: "new" or "head"; anything else is an
+// [*echomq.ArgumentError].
+func parseStart(s string) (echomq.Start, error) {
+	switch s {
+	case "new":
+		return echomq.StartNew, nil
+	case "head":
+		return echomq.StartHead, nil
+	}
+	return 0, &echomq.ArgumentError{Name: "start", Reason: fmt.Sprintf("%q: want new or head", s)}
+}
+
+const (
+	// idLen is the length of an echomq.ID's text.
+	idLen = 14
+	// maxNode is the largest node id (echomq.Config.NodeID): 10 bits.
+	maxNode = 1023
+)

@@ -54,7 +54,7 @@ func TestParseBound(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	ms := uint64(now.UnixMilli())
-	evt := echomq.MustID(echomq.BrandEvent, echomq.SnowflakeAt(now))
+	evt := echomq.MustID(echomq.BrandEvent, snowAt(now))
 	for _, tc := range []struct {
 		name  string
 		in    string
@@ -69,8 +69,8 @@ func TestParseBound(t *testing.T) {
 		{name: "evt", in: evt.String(), lower: true, want: echomq.At(evt)},
 		{name: "exclusive evt", in: "(" + evt.String(), lower: true, want: echomq.After(evt)},
 		{name: "time as lower", in: "now", lower: true, want: echomq.Inclusive(echomq.EntryID{Ms: ms})},
-		{name: "time as upper", in: "now", want: echomq.Inclusive(echomq.EntryID{Ms: ms, Seq: echomq.MaxTail})},
-		{name: "exclusive time as lower", in: "(now", lower: true, want: echomq.Exclusive(echomq.EntryID{Ms: ms, Seq: echomq.MaxTail})},
+		{name: "time as upper", in: "now", want: echomq.Inclusive(echomq.EntryID{Ms: ms, Seq: 4194303})},
+		{name: "exclusive time as lower", in: "(now", lower: true, want: echomq.Exclusive(echomq.EntryID{Ms: ms, Seq: 4194303})},
 		{name: "exclusive time as upper", in: "(now", want: echomq.Exclusive(echomq.EntryID{Ms: ms})},
 		{name: "other brand", in: "JOB0KHTOWnGLuC", lower: true, err: echomq.ErrWrongKind},
 		{name: "bad base62", in: "EVT!!!!!!!!!!!", lower: true, err: echomq.ErrMalformedID},
@@ -179,4 +179,10 @@ func valid(ss ...string) bool {
 		}
 	}
 	return true
+}
+
+// snowAt is the smallest snowflake mintable at t.
+func snowAt(t time.Time) echomq.Snowflake {
+	s, _ := echomq.Floor(t).Snowflake()
+	return s
 }

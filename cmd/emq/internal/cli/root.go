@@ -50,7 +50,7 @@ func (f *nodeFlag) String() string {
 func (f *nodeFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return fmt.Errorf("want an integer 0..%d", echomq.MaxNode)
+		return fmt.Errorf("want an integer 0..%d", maxNode)
 	}
 	*f = nodeFlag(n)
 	return nil
@@ -111,8 +111,8 @@ func (a *app) rootCommand() *cobra.Command {
 					a.interop = on
 				}
 			}
-			if cmd.Flags().Changed("node") && (a.node < 0 || a.node > echomq.MaxNode) {
-				return usagef("invalid --node %d: want 0..%d", a.node, echomq.MaxNode)
+			if cmd.Flags().Changed("node") && (a.node < 0 || a.node > maxNode) {
+				return usagef("invalid --node %d: want 0..%d", a.node, maxNode)
 			}
 			return nil
 		},
@@ -198,7 +198,7 @@ func (a *app) nodeID() *int {
 
 // connect opens the engine. notice receives the embedded-engine notice.
 func (a *app) connect(ctx context.Context, notice io.Writer) (*echomq.Client, error) {
-	return echomq.Connect(ctx, echomq.Config{
+	return echomq.Connect(ctx, &echomq.Config{
 		URL:           embedded.Or(a.url),
 		NodeID:        a.nodeID(),
 		Interop:       a.interop,
