@@ -23,6 +23,12 @@ func dcbKeys(q string) wire.DCBKeys {
 	}
 }
 
+// trimIndex names the tag index a trim of stream name of queue q keeps in
+// step (docs/dcb.md, "Trims").
+func trimIndex(q, name string) wire.TrimIndex {
+	return wire.TrimIndex{Prefix: keyspace.DCBPrefix(q), Types: keyspace.DCBTypesKey(q), Floor: keyspace.DCBFloorKey(q), Name: name}
+}
+
 // tagged appends records as tagged events (AppendOpts.Tags) through the
 // dcb append script: each gets the engine's next id of the queue (as the
 // append script chooses them), the queue's next position and its index
