@@ -2,8 +2,8 @@ package dcb_test
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 

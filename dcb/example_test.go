@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/dcb"
@@ -50,8 +51,7 @@ func ExampleStore_Append() {
 	}
 	guess := dcb.Append{Stream: "guessed", Tags: append(dcb.Tags("player", "PLR1"), game...), Fields: echomq.F("word", "cat")}
 	_, err = s.Append(ctx, []dcb.Append{guess}, &dcb.Condition{Query: q, After: after})
-	var ce *dcb.ConflictError
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[*dcb.ConflictError](err); ok {
 		fmt.Println(errors.Is(err, echomq.ErrConflict), "conflict with", ce.Stream, "at position", ce.Position)
 	}
 	// Output:
@@ -83,7 +83,7 @@ func ExampleStore_Read() {
 	defer client.Close()
 
 	for i, g := range []string{"GAM1", "GAM2", "GAM1"} {
-		ev := dcb.Append{Stream: "guessed", Tags: dcb.Tags("game", g), Fields: echomq.F("n", fmt.Sprint(i))}
+		ev := dcb.Append{Stream: "guessed", Tags: dcb.Tags("game", g), Fields: echomq.F("n", strconv.Itoa(i))}
 		if _, err := s.Append(ctx, []dcb.Append{ev}, nil); err != nil {
 			panic(err)
 		}

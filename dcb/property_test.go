@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,14 +23,14 @@ func TestQueryEqualsFilteredStreams(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 1))
 	s, c := setup(t)
 	streams := []string{"s0", "s1", "s2", "s3", "s4"}
-	randTags := func(min int) []string {
+	randTags := func(least int) []string {
 		var tags []string
 		for _, k := range []string{"a", "b", "c"} {
 			if r.IntN(2) == 0 {
 				tags = append(tags, fmt.Sprintf("%s=%d", k, r.IntN(3)))
 			}
 		}
-		if len(tags) < min {
+		if len(tags) < least {
 			tags = append(tags, fmt.Sprintf("a=%d", r.IntN(3)))
 		}
 		return tags
@@ -38,7 +39,7 @@ func TestQueryEqualsFilteredStreams(t *testing.T) {
 		n := 1 + r.IntN(4)
 		evs := make([]dcb.Append, n)
 		for i := range evs {
-			evs[i] = ev(streams[r.IntN(len(streams))], randTags(1), "r", fmt.Sprint(r.Int()))
+			evs[i] = ev(streams[r.IntN(len(streams))], randTags(1), "r", strconv.Itoa(r.Int()))
 		}
 		mustAppend(t, s, nil, evs...)
 		if r.IntN(3) == 0 {

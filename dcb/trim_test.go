@@ -2,6 +2,7 @@ package dcb_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,9 +20,9 @@ func fill(t testing.TB, s *dcb.Store, c *echomq.Client, streams []string, n int)
 	t.Helper()
 	for i := range n {
 		for _, st := range streams {
-			mustAppend(t, s, nil, ev(st, dcb.Tags("game", fmt.Sprint("G", i%3), "player", fmt.Sprint("P", i%5)), "i", fmt.Sprint(i)))
+			mustAppend(t, s, nil, ev(st, dcb.Tags("game", "G"+strconv.Itoa(i%3), "player", "P"+strconv.Itoa(i%5)), "i", strconv.Itoa(i)))
 		}
-		_, err := c.Stream(s.Queue(), streams[0]).Append(ctx, echomq.F("plain", fmt.Sprint(i)))
+		_, err := c.Stream(s.Queue(), streams[0]).Append(ctx, echomq.F("plain", strconv.Itoa(i)))
 		require.NoError(t, err)
 	}
 }
