@@ -13,7 +13,7 @@ import (
 // (ParseTags) as the canonical list, sorted, each tag once, each a valid
 // tag; one that fails names a bad tag or too many.
 func FuzzTags(f *testing.F) {
-	for _, s := range []string{"game=G1", "game=G1\nplayer=P1", "a=1\na=1", "x", "=v", "k=", "k=a,b", "k=a b", "k=ü", "k==", "a.b-c_d=::"} {
+	for _, s := range []string{"game=G1", "game=G1\nplayer=P1", "b=2\na=1\nb=2", "x", "=v", "k=", "k=a,b", "k=a b", "k=ü", "k==", "a.b-c_d=::"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
