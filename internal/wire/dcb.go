@@ -27,6 +27,9 @@ type dcbSrc struct {
 	src string
 }
 
+// dcbScript is the dcb prelude and the body of script name; the append
+// script also chooses ids, with the id law's arithmetic of
+// ids_prelude.lua (the append script's own).
 func dcbScript(name string) dcbSrc {
 	prelude, err := dcbLua.ReadFile("lua/dcb_prelude.lua")
 	if err != nil {
@@ -37,6 +40,9 @@ func dcbScript(name string) dcbSrc {
 		panic(err)
 	}
 	src := string(prelude) + "\n" + string(body)
+	if name == "append" {
+		src = idsPreludeSrc + "\n" + src
+	}
 	return dcbSrc{Script: NewScript(src), src: src}
 }
 

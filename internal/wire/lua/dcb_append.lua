@@ -26,8 +26,8 @@
 -- chooses (docs/keyspace.md, "Ids under many writers"); the receipt is the
 -- id's A1 image. No writer mints in that space and a cell never repeats, so
 -- no receipt is handed out twice in the queue.
-local EPOCH, TAILMAX = 1704067200000, 4194303
-local ALPHA = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+-- The id law's arithmetic (receipt, split, last_generated, engine_cell,
+-- cell_id) comes from ids_prelude.lua, shared with stream_append.lua.
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 local sub, find, floor = string.sub, string.find, math.floor
 
@@ -66,36 +66,6 @@ for gi = 1, G do
   groups[gi] = grp
 end
 
-local function split(eid)
-  local dash = find(eid, '-', 1, true)
-  return tonumber(sub(eid, 1, dash - 1)), tonumber(sub(eid, dash + 1))
-end
-
--- receipt: the branded receipt of the A1 entry id (ms, tail), as in
--- stream_append.lua.
-local function receipt(ms, tail)
-  local hi, lo, r, x = ms - EPOCH, tail
-  local d = {}
-  for i = 1, 11 do
-    r = hi % 62
-    hi = (hi - r) / 62
-    x = r * 4194304 + lo
-    r = x % 62
-    lo = (x - r) / 62
-    d[12 - i] = sub(ALPHA, r + 1, r + 1)
-  end
-  return 'EVT' .. table.concat(d)
-end
-
-local function last_generated(key)
-  if call('EXISTS', key) == 0 then return '0-0' end
-  local info = call('XINFO', 'STREAM', key)
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then return info[i + 1] end
-  end
-  return '0-0'
-end
-
 local function top(key)
   local r = call('XREVRANGE', key, '+', '-', 'COUNT', 1)
   if r[1] then return r[1][1], split(r[1][1]) end
@@ -104,33 +74,19 @@ local function top(key)
 end
 
 -- choose: the engine's next id above the top (ms, tail) and not before
--- the clock, from the cell's near region ('n', sequences 0..2047) or, for
--- a top further ahead than lead, its ahead region ('a', 2048..4095): the
--- regions and cells of stream_append.lua's choose.
-local ENGINE, HALF = 4190208, 2048
+-- the clock, from the cell's near region ('n') or, for a top further ahead
+-- than lead, its ahead region ('a'): stream_append.lua's choice.
 local cells
 local function choose(tms, ttail)
   if not cells then
     local r = call('HMGET', CELL, 'n', 'a')
     cells = {n = tonumber(r[1] or '0'), a = tonumber(r[2] or '0')}
   end
-  local tail = math.min(ttail, TAILMAX)
-  local tseq = tail >= ENGINE and tail - ENGINE or -1
   local region = tms > now + lead and 'a' or 'n'
-  local c = math.max(cells[region] + 1, (math.max(now, tms) - EPOCH) * HALF)
-  if region == 'n' then
-    if tseq >= HALF then
-      c = math.max(c, (tms + 1 - EPOCH) * HALF)
-    elseif tseq >= 0 then
-      c = math.max(c, (tms - EPOCH) * HALF + tseq + 1)
-    end
-  elseif tseq >= HALF then
-    c = math.max(c, (tms - EPOCH) * HALF + tseq - HALF + 1)
-  end
+  local c = engine_cell(cells[region], region, now, tms, ttail)
   cells[region] = c
   cells['d' .. region] = true
-  local k = c % HALF
-  return (c - k) / HALF + EPOCH, ENGINE + (region == 'a' and HALF or 0) + k
+  return cell_id(c, region)
 end
 
 -- Read every target stream's top before anything is written: a stream of
