@@ -80,12 +80,16 @@ end
 -- position through which the source was examined (HUGE when exhausted).
 local function scan_source(t, tags, from, want, budget)
   local keys, best, bestn = {}, 1, nil
-  for i, g in ipairs(tags) do
-    local k = ixkey(t, g)
-    keys[i] = k
-    local n = call('ZCARD', k)
-    if n == 0 then return {}, HUGE end
-    if not bestn or n < bestn then best, bestn = i, n end
+  if #tags == 1 then
+    keys[1] = ixkey(t, tags[1]) -- nothing to choose: no ZCARD
+  else
+    for i, g in ipairs(tags) do
+      local k = ixkey(t, g)
+      keys[i] = k
+      local n = call('ZCARD', k)
+      if n == 0 then return {}, HUGE end
+      if not bestn or n < bestn then best, bestn = i, n end
+    end
   end
   local out, through, scanned = {}, from, 0
   while true do
