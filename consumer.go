@@ -138,9 +138,8 @@ type Consumer struct {
 	c     *Client
 	cfg   ConsumerConfig
 	s     *Stream
-	from  origin // the stream, as settling its entries needs it
-	start string
-	e     *consumerEngine // everything but the fetch loop (consumer_engine.go)
+	start string          // the group's position when Run creates it
+	e     *consumerEngine // everything but how the stream is read (consumer_engine.go)
 }
 
 // Consumer validates cfg and returns a consumer ready to [Consumer.Run].
@@ -162,14 +161,9 @@ func (c *Client) Consumer(cfg ConsumerConfig) (*Consumer, error) {
 	}
 	start, _ := cfg.Start.entryID()
 	log := cfg.Logger.With("queue", cfg.Queue, "stream", cfg.Stream, "group", cfg.Group, "consumer", cfg.Name)
-	cs := &Consumer{
-		c: c, cfg: cfg, s: s, start: start,
-		from: origin{name: cfg.Stream, key: s.key},
-	}
-	cs.e = newConsumerEngine(c, log, cs, consumerSpec{
-		name: "echomq: consumer", op: "consume", target: s.key,
-		queue: cfg.Queue, group: cfg.Group, consumer: cfg.Name, handle: cfg.Handle,
-		maxDeliveries: cfg.MaxDeliveries, minIdle: cfg.MinIdle,
+	cs := &Consumer{c: c, cfg: cfg, s: s, start: start}
+	cs.e = newConsumerEngine(c, log, func() fetchSource { return &streamSource{c: cs} }, consumerSpec{
+		ConsumerConfig: cfg, name: "echomq: consumer", op: "consume", target: s.key, recreateAt: start,
 	})
 	return cs, nil
 }
@@ -247,15 +241,59 @@ func DefaultConsumerName() string {
 	return string(b)
 }
 
+// Run creates the group when missing (at Config.Start), then consumes until
+// ctx ends:
+//
+//  1. it drains its own pending list (entries delivered to this name
+//     before a crash or restart) in entry order, with a cursor that moves
+//     past every entry it returned, so an entry that keeps failing cannot
+//     hold the drain;
+//  2. then, each Beat, it reclaims entries idle for MinIdle from any
+//     consumer of the group (XAUTOCLAIM, resuming its scan where the last
+//     one stopped), and blocks up to Beat for new entries (XREADGROUP …
+//     BLOCK … >) on a connection of its own.
+//
+// When ctx ends it stops fetching, hands the fetched entries no handler has
+// started back to the group (they stay pending, marked idle so that a peer
+// takes them at once), lets running handlers finish for up to Grace, then
+// cancels their contexts and waits for them, flushes the acknowledgements
+// and returns nil.
+//
+// Run rides out the engine's outages: every failure matching
+// [ErrUnavailable] (a restart, a hung engine, a partition, an engine
+// loading or failing over), of the first XGROUP CREATE as of any later
+// read, reclaim or acknowledgement, is retried with a backoff from 100ms
+// to 2s, and logged once per outage on the consumer's Logger ("echomq:
+// consumer: engine unavailable; retrying"), as is its end ("echomq:
+// consumer: engine back"). A group that vanishes while Run runs (destroyed
+// by hand, or lost with the engine's data) is logged and created again at
+// Start. Run ends only when ctx ends (nil) or on a permanent error, and
+// logs which. Errors: [ErrRunning] when the consumer is already
+// running (by Run or [Consumer.Start]); [ErrWrongType] when the stream key
+// holds something else; [ErrClosed] when the client is closed;
+// [*ServerError].
+func (c *Consumer) Run(ctx context.Context) error { return c.e.Run(ctx) }
+
+// Start runs [Consumer.Run] in a goroutine the consumer owns and returns at
+// once: it consumes until ctx ends or [Consumer.Stop] is called. It returns
+// [ErrRunning] when the consumer is already running.
+func (c *Consumer) Start(ctx context.Context) error { return c.e.Start(ctx) }
+
+// Stop stops the consumer gracefully, as the end of Run's context does, and
+// waits until it has stopped or ctx ends (then it returns ctx's error). It
+// returns the error the run ended with, if any. Stopping a consumer that
+// is not running does nothing.
+func (c *Consumer) Stop(ctx context.Context) error { return c.e.Stop(ctx) }
+
+// Stopped returns a channel closed when the consumer's run has ended
+// (already closed before the first run).
+func (c *Consumer) Stopped() <-chan struct{} { return c.e.Stopped() }
+
 // Name returns the consumer's name within its group.
 func (c *Consumer) Name() string { return c.cfg.Name }
 
 // Config returns the consumer's configuration with the defaults filled in.
 func (c *Consumer) Config() ConsumerConfig { return c.cfg }
-
-// margin is how long before the engine could see an entry as idle for
-// MinIdle its handler's context ends.
-func (c *Consumer) margin() time.Duration { return c.cfg.MinIdle/10 + c.cfg.AckInterval }
 
 // ConsumerStats are a consumer's counters since it was made.
 type ConsumerStats struct {

@@ -11,62 +11,52 @@ import (
 	"github.com/echomq/echomq/internal/startstop"
 )
 
-// consumerEngine is the one consumer engine behind [Consumer] and [SetConsumer],
-// which are thin fronts over it: the service lifecycle, the handler call
-// (panic recovery, DeliverHooks), the settling of its outcome
-// (acknowledgement, a retry after RetryAfter, the dead letters after
-// MaxDeliveries; consumer_engine_settle.go), XAUTOCLAIM reclaims,
-// acknowledgements in batches and the retry of a failed fetch
-// (consumer_engine_ack.go), the outage watch, the stats and the lines that
-// say why a run ended.
+// consumerEngine is the one consumer engine behind [Consumer] and
+// [SetConsumer], which are thin fronts over it: the service lifecycle, the
+// run (consumer_run.go: one fetch loop over one or more streams, reclaims,
+// the retry of a failed engine call; consumer_settle.go: the handler
+// workers, acknowledgements in batches, the stop), the handler call (panic
+// recovery, DeliverHooks), the settling of its outcome (acknowledgement, a
+// retry after RetryAfter, the dead letters after MaxDeliveries;
+// consumer_engine_settle.go, consumer_engine_ack.go), the outage watch, the
+// stats and the lines that say why a run ended.
 //
-// What differs is only where the entries come from, its source: one stream
-// read by a fetch loop feeding Concurrency handlers (consumer_run.go), or
-// the streams of a set merged in entry-id order and handed to one handler
-// (stream_set_consumer.go). Each source's fetch loop calls back into the
-// engine for everything that happens to an entry once it was fetched.
+// What differs is only how a run reads, its [fetchSource]: one stream by a
+// blocking read (consumer_source.go), or the streams of a set merged in
+// entry-id order (stream_set_consumer.go).
 type consumerEngine struct {
+	consumerSpec
 	c      *Client
-	src    consumerSource
 	log    *slog.Logger
-	name   string // "echomq: consumer" or "echomq: set consumer": the prefix of its lines
-	op     string // the operation its errors name: "consume" or "set consume"
-	target string // what its errors name: the stream's key or the set
-
-	queue, group, consumer string
-	handle                 HandlerFunc
-	limit                  int64 // MaxDeliveries; at or below 0: no dead letters
-	minIdle                time.Duration
-	perStream              bool // its deliveries come from many streams: lines name the stream
+	source func() fetchSource // a new one for each run
 
 	svc   startstop.Service // Run, Start, Stop and Stopped
 	watch *outage.Watch     // logs each outage of the engine once
 	stats consumerCounters
 }
 
-// consumerSource is where an engine's entries come from: one run of its fetch
-// loop, until ctx ends (nil) or a permanent error (returned).
-type consumerSource interface {
-	consume(ctx context.Context) error
-}
-
 // consumerSpec is what a front tells the engine about itself.
 type consumerSpec struct {
-	name, op, target       string
-	queue, group, consumer string
-	handle                 HandlerFunc
-	maxDeliveries          int
-	minIdle                time.Duration
-	perStream              bool
+	// ConsumerConfig is the front's configuration with the defaults filled
+	// in (a set consumer's Stream is empty: its streams are the set's).
+	ConsumerConfig
+	name       string // "echomq: consumer" or "echomq: set consumer": the prefix of its lines
+	op         string // the operation its errors name: "consume" or "set consume"
+	target     string // what its errors name: the stream's key or the set
+	perStream  bool   // its deliveries come from many streams: lines name the stream
+	fromStart  bool   // a handler's deadline counts from its start: nothing expires queued (a set's order)
+	recreateAt string // where a group that vanished is created again
 }
 
-func newConsumerEngine(c *Client, log *slog.Logger, src consumerSource, s consumerSpec) *consumerEngine {
-	return &consumerEngine{
-		c: c, src: src, log: log, name: s.name, op: s.op, target: s.target,
-		queue: s.queue, group: s.group, consumer: s.consumer, handle: s.handle,
-		limit: int64(s.maxDeliveries), minIdle: s.minIdle, perStream: s.perStream,
-		watch: outage.New(log, s.name),
-	}
+// limit is MaxDeliveries; at or below 0: no dead letters.
+func (s *consumerSpec) limit() int64 { return int64(s.MaxDeliveries) }
+
+// margin is how long before the engine could see an entry as idle for
+// MinIdle its handler's context ends.
+func (s *consumerSpec) margin() time.Duration { return s.MinIdle/10 + s.AckInterval }
+
+func newConsumerEngine(c *Client, log *slog.Logger, source func() fetchSource, s consumerSpec) *consumerEngine {
+	return &consumerEngine{consumerSpec: s, c: c, log: log, source: source, watch: outage.New(log, s.name)}
 }
 
 // Run, Start, Stop and Stopped are the service methods of both fronts.
@@ -89,9 +79,9 @@ func (e *consumerEngine) Stop(ctx context.Context) error { return e.svc.Stop(ctx
 
 func (e *consumerEngine) Stopped() <-chan struct{} { return e.svc.Stopped() }
 
-// run is one run of the source, logged when it ends.
+// run is one run, logged when it ends.
 func (e *consumerEngine) run(ctx context.Context) error {
-	return e.ended(opError(e.op, e.target, e.src.consume(ctx)))
+	return e.ended(opError(e.op, e.target, e.consume(ctx)))
 }
 
 // ended logs why a run ended, its context or a permanent error, and

@@ -2,32 +2,18 @@ package echomq
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/wire"
 )
 
-// ackMode says how [consumerEngine.ack] treats a transient failure.
-type ackMode int
-
-const (
-	// ackWait retries with a backoff while stop has not ended (an outage
-	// delays the ack, it does not lose it), then as ackLast.
-	ackWait ackMode = iota
-	// ackKeep gives up at once and reports the ids kept, for the caller to
-	// send again at its next flush.
-	ackKeep
-	// ackLast tries three times in all, a stop's last flush.
-	ackLast
-)
-
 // ack acknowledges a batch of o's entries (XACK), keeping the outage watch
 // and the stats, and reports it to the AckHooks. A transient failure is
-// handled as mode says; entries whose ack is given up stay pending and are
-// delivered again (at least once). kept reports ids the caller keeps.
-func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, mode ackMode) (kept bool) {
+// retried with a backoff while stop has not ended (an outage delays the
+// ack, it does not lose it), then up to three tries in all; entries whose ack is given up
+// stay pending and are delivered again (at least once).
+func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string) {
 	start := time.Now()
 	var (
 		err   error
@@ -36,7 +22,7 @@ func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, m
 	)
 	for {
 		ctx, cancel := context.WithTimeout(io, settleTimeout)
-		_, err = e.c.conn.XAck(ctx, o.key, e.group, ids...)
+		_, err = e.c.conn.XAck(ctx, o.key, e.Group, ids...)
 		cancel()
 		if err == nil {
 			e.watch.OK()
@@ -47,10 +33,7 @@ func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, m
 			break
 		}
 		e.watch.Failed("ack", err)
-		if mode == ackKeep {
-			return true
-		}
-		if mode == ackWait && stop.Err() == nil {
+		if stop.Err() == nil {
 			outage.Sleep(stop, back.Next())
 			continue
 		}
@@ -63,7 +46,6 @@ func (e *consumerEngine) ack(io, stop context.Context, o origin, ids []string, m
 		e.logFor(o.name).Error("ack failed; entries stay pending and will be delivered again", "entries", len(ids), "err", err)
 	}
 	e.acked(io, o, len(ids), false, time.Since(start), err)
-	return false
 }
 
 // acked reports acknowledgements to the AckHooks.
@@ -72,45 +54,12 @@ func (e *consumerEngine) acked(io context.Context, o origin, n int, trimmed bool
 	if len(hs) == 0 || n == 0 {
 		return
 	}
-	info := AckInfo{Queue: e.queue, Stream: o.name, Group: e.group, Consumer: e.consumer, Entries: n, Trimmed: trimmed, Duration: d, Err: err}
+	info := AckInfo{Queue: e.Queue, Stream: o.name, Group: e.Group, Consumer: e.Name, Entries: n, Trimmed: trimmed, Duration: d, Err: err}
 	for _, h := range hs {
 		h.OnAck(io, info)
 	}
 }
 
-// reclaim takes over up to count of o's entries idle for MinIdle from any
-// consumer of the group (XAUTOCLAIM from cursor), the one way both sources
-// reclaim. Entries whose data was trimmed meanwhile leave the pending list
-// with it: they are counted as trimmed and reported to the AckHooks. The
-// caller hands the others out and counts those as reclaimed.
-func (e *consumerEngine) reclaim(io context.Context, o origin, cursor string, count int64) (wire.AutoClaim, error) {
-	ac, err := e.c.conn.XAutoClaim(io, o.key, e.group, e.consumer, e.minIdle, cursor, count)
-	if err != nil {
-		return ac, err
-	}
-	e.watch.OK()
-	if n := len(ac.Deleted); n > 0 {
-		e.stats.trimmed.Add(int64(n))
-		e.acked(io, o, n, true, 0, nil)
-	}
-	return ac, nil
-}
-
-// retry handles a failed engine call of a fetch loop: it waits out a
-// transient failure with the loop's backoff (the outage logged once), or
-// returns the error. A group that vanished (destroyed by hand, or lost
-// with the engine's data) is created again by recreate.
-func (e *consumerEngine) retry(stop context.Context, back *outage.Backoff, op string, err error, recreate func() error) error {
-	if errors.Is(err, ErrGroupNotFound) {
-		e.log.Error("the group vanished; creating it again", "op", op, "err", err)
-		if err = recreate(); err == nil {
-			return nil
-		}
-	}
-	if !transient(err) {
-		return err
-	}
-	e.watch.Failed(op, err)
-	outage.Sleep(stop, back.Next())
-	return nil
-}
+// transient reports whether an engine failure may pass (see
+// wire.Transient).
+func transient(err error) bool { return wire.Transient(err) }

@@ -54,17 +54,17 @@ func (e *consumerEngine) invoke(ctx context.Context, d Delivery) (err error) {
 			err = pe
 		}
 	}()
-	return e.handle(ctx, d)
+	return e.Handle(ctx, d)
 }
 
 // overLimit moves an entry that arrives with more deliveries than
 // MaxDeliveries (repeated crashes mid-handler) to the dead letters without
 // handling it, and reports whether it did.
 func (e *consumerEngine) overLimit(io context.Context, o origin, d Delivery) bool {
-	if e.limit <= 0 || d.Attempts <= e.limit {
+	if e.limit() <= 0 || d.Attempts <= e.limit() {
 		return false
 	}
-	e.deadLetter(io, o, d, fmt.Sprintf("delivered %d times, over the limit of %d, without an outcome", d.Attempts, e.limit))
+	e.deadLetter(io, o, d, fmt.Sprintf("delivered %d times, over the limit of %d, without an outcome", d.Attempts, e.limit()))
 	return true
 }
 
@@ -76,16 +76,16 @@ func (e *consumerEngine) overLimit(io context.Context, o origin, d Delivery) boo
 // entry id as the engine spells it.
 func (e *consumerEngine) failed(io context.Context, o origin, id string, d Delivery, err error) {
 	e.stats.failed.Add(1)
-	last := e.limit > 0 && d.Attempts >= e.limit
-	if (e.limit > 0 && errors.Is(err, ErrDecode)) || last {
+	last := e.limit() > 0 && d.Attempts >= e.limit()
+	if (e.limit() > 0 && errors.Is(err, ErrDecode)) || last {
 		e.deadLetter(io, o, d, err.Error())
 		return
 	}
 	var re *RetryError
-	if idle := e.minIdle - max(retryDelay(err, &re), 0); re != nil && idle > 0 {
+	if idle := e.MinIdle - max(retryDelay(err, &re), 0); re != nil && idle > 0 {
 		ctx, cancel := context.WithTimeout(io, settleTimeout)
 		defer cancel()
-		if _, rerr := e.c.conn.Release(ctx, o.key, e.group, e.consumer, idle, []string{id}); rerr != nil {
+		if _, rerr := e.c.conn.Release(ctx, o.key, e.Group, e.Name, idle, []string{id}); rerr != nil {
 			e.logFor(o.name).Warn("retry-after mark failed; entry is retried after MinIdle", "entry", id, "err", rerr)
 			return
 		}
@@ -114,7 +114,7 @@ func retryDelay(err error, re **RetryError) time.Duration {
 func (e *consumerEngine) deadLetter(io context.Context, o origin, d Delivery, cause string) {
 	log := e.logFor(o.name)
 	key := d.Key()
-	id, moved, err := moveToDead(io, e.c, o.key, keyspace.DeadKey(e.queue, o.name), e.group, e.consumer, d, cause)
+	id, moved, err := moveToDead(io, e.c, o.key, keyspace.DeadKey(e.Queue, o.name), e.Group, e.Name, d, cause)
 	if err != nil || moved {
 		e.deadLettered(io, d, id, cause, err)
 	}

@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,10 +19,12 @@ type batch struct {
 
 // job is one fetched entry waiting for, or in, a handler.
 type job struct {
-	d  Delivery
-	id string // the entry id as the engine spells it
-	b  *batch
+	fetched
+	b *batch
 }
+
+// key is the job's entry as acknowledgements and the run's books name it.
+func (j *job) key() ackID { return ackID{&j.s.origin, j.id} }
 
 // done settles the job's share of its batch.
 func (j *job) done() {
@@ -108,24 +111,34 @@ func (q *jobQueue) close() {
 	q.mu.Unlock()
 }
 
-// ackBuffer collects the ids to acknowledge; the acknowledger is woken only
-// when the buffer goes from empty to not empty.
+// ackID is an entry to acknowledge: its stream and its id as the engine
+// spells it.
+type ackID struct {
+	o  *origin
+	id string
+}
+
+// ackBuffer collects the entries to acknowledge; the acknowledger is woken
+// only when the buffer goes from empty to not empty.
 type ackBuffer struct {
-	mu     sync.Mutex
-	ids    []string
-	closed bool
-	wakeup chan struct{}
-	done   chan struct{} // closed by close
+	mu      sync.Mutex
+	ids     []ackID
+	sending []ackID // taken, their XACK not returned yet
+	closed  bool
+	wakeup  chan struct{}
+	done    chan struct{} // closed by close
 }
 
 func newAckBuffer() *ackBuffer {
 	return &ackBuffer{wakeup: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-func (a *ackBuffer) add(ids ...string) {
+func (a *ackBuffer) add(o *origin, ids ...string) {
 	a.mu.Lock()
 	first := len(a.ids) == 0
-	a.ids = append(a.ids, ids...)
+	for _, id := range ids {
+		a.ids = append(a.ids, ackID{o, id})
+	}
 	a.mu.Unlock()
 	if first {
 		a.signal()
@@ -139,14 +152,30 @@ func (a *ackBuffer) signal() {
 	}
 }
 
-// take removes up to limit ids; closed reports whether no more will come.
-func (a *ackBuffer) take(limit int) (ids []string, pending int, closed bool) {
+// take moves up to limit entries into buf and marks them being sent
+// (until sent); closed reports whether no more will come.
+func (a *ackBuffer) take(limit int, buf []ackID) (ids []ackID, pending int, closed bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := min(limit, len(a.ids))
-	ids = append([]string(nil), a.ids[:n]...)
+	buf = append(buf[:0], a.ids[:n]...)
 	a.ids = append(a.ids[:0], a.ids[n:]...)
-	return ids, len(a.ids), a.closed
+	a.sending = buf
+	return buf, len(a.ids), a.closed
+}
+
+// sent forgets the entries taken last, their XACK returned.
+func (a *ackBuffer) sent() {
+	a.mu.Lock()
+	a.sending = nil
+	a.mu.Unlock()
+}
+
+// has reports whether an entry awaits its acknowledgement.
+func (a *ackBuffer) has(k ackID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Contains(a.ids, k) || slices.Contains(a.sending, k)
 }
 
 func (a *ackBuffer) close() {

@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -32,38 +33,51 @@ func (r *run) work() {
 // hands it back.
 func (r *run) handle(j *job) {
 	e := r.e
-	if !time.Now().Before(j.b.deadline) {
+	d := Delivery{Event: j.ev, Attempts: j.attempts, Queue: e.Queue, Stream: j.s.name, Group: e.Group, Consumer: e.Name}
+	ctx := j.b.ctx
+	if e.fromStart {
+		var cancel context.CancelFunc
+		// On io, not hctx: not a child to register per entry, and the
+		// grace (MinIdle) outlasts this deadline anyway.
+		ctx, cancel = context.WithTimeout(r.io, e.MinIdle-e.margin())
+		defer cancel()
+	} else if !time.Now().Before(j.b.deadline) {
 		e.stats.expired.Add(1)
-		e.log.Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
-			"entry", j.id, "attempts", j.d.Attempts)
+		e.logFor(d.Stream).Warn("entry waited past its handler deadline; left pending for a reclaim (lower Count, or raise Concurrency or MinIdle)",
+			"entry", j.id, "attempts", d.Attempts)
 		r.settled(j)
 		return
 	}
-	if e.overLimit(r.io, r.c.from, j.d) {
+	if e.overLimit(r.io, j.s.origin, d) {
 		r.settled(j)
 		return
 	}
-	err := e.call(j.b.ctx, j.d)
+	err := e.call(ctx, d)
 	switch {
 	case err == nil:
-		r.acks.add(j.id)
+		r.acks.add(&j.s.origin, j.id)
 	case r.hctx.Err() != nil:
 		r.handBack(j) // stopped by the grace running out: not the entry's fault
 		return
 	default:
-		e.failed(r.io, r.c.from, j.id, j.d, err)
+		e.failed(r.io, j.s.origin, j.id, d, err)
 	}
 	r.settled(j)
 }
 
-// ackLoop sends the acknowledgements: each XACK carries every id that
-// completed while the previous one was on the wire (up to AckBatch), after
-// holding the first for AckInterval when one is configured.
+// ackLoop sends the acknowledgements: each XACK carries every id of a
+// stream that completed while the previous one was on the wire (up to
+// AckBatch in all), after holding the first for AckInterval when one is
+// configured.
 func (r *run) ackLoop() {
 	defer close(r.ackDone)
+	var (
+		buf  []ackID
+		strs []string
+	)
 	for {
 		<-r.acks.wakeup
-		if d := r.c.cfg.AckInterval; d > 0 {
+		if d := r.e.AckInterval; d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:
@@ -72,10 +86,10 @@ func (r *run) ackLoop() {
 			t.Stop()
 		}
 		for {
-			ids, left, closed := r.acks.take(r.c.cfg.AckBatch)
-			if len(ids) > 0 {
-				r.e.ack(r.io, r.stop, r.c.from, ids, ackWait)
-			}
+			ids, left, closed := r.acks.take(r.e.AckBatch, buf)
+			eachOrigin(ids, &strs, func(o *origin, ids []string) { r.e.ack(r.io, r.stop, *o, ids) })
+			r.acks.sent()
+			buf = ids
 			if left == 0 {
 				if closed {
 					return
@@ -94,11 +108,11 @@ func (r *run) shutdown() {
 	r.queue.close()
 	done := make(chan struct{})
 	go func() { r.workers.Wait(); close(done) }()
-	t := time.NewTimer(r.c.cfg.Grace)
+	t := time.NewTimer(r.e.Grace)
 	select {
 	case <-done:
 	case <-t.C:
-		r.e.log.Warn("grace period over; cancelling running handlers", "grace", r.c.cfg.Grace)
+		r.e.log.Warn("grace period over; cancelling running handlers", "grace", r.e.Grace)
 		r.hcancel()
 		<-done
 	}
@@ -106,15 +120,36 @@ func (r *run) shutdown() {
 	r.hcancel()
 	r.acks.close()
 	<-r.ackDone
-	if len(r.handback) == 0 {
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.io, settleTimeout)
 	defer cancel()
-	n, err := r.c.c.conn.Release(ctx, r.c.s.key, r.c.cfg.Group, r.c.cfg.Name, releaseIdle, r.handback)
-	if err != nil {
-		r.e.log.Warn("release failed; entries stay pending until reclaimed after MinIdle", "entries", len(r.handback), "err", err)
-		return
+	var strs []string
+	eachOrigin(r.handback, &strs, func(o *origin, ids []string) {
+		n, err := r.e.c.conn.Release(ctx, o.key, r.e.Group, r.e.Name, releaseIdle, ids)
+		if err != nil {
+			r.e.logFor(o.name).Warn("release failed; entries stay pending until reclaimed after MinIdle", "entries", len(ids), "err", err)
+			return
+		}
+		r.e.stats.released.Add(n)
+	})
+}
+
+// eachOrigin calls f once per stream of ids with the stream's ids, in
+// *strs (reused: f must not keep them). A Consumer's are all of one stream.
+func eachOrigin(ids []ackID, strs *[]string, f func(o *origin, ids []string)) {
+	var seen [4]*origin
+	done := seen[:0]
+	for i, k := range ids {
+		if i > 0 && (k.o == ids[0].o || slices.Contains(done, k.o)) {
+			continue
+		}
+		done = append(done, k.o)
+		b := (*strs)[:0]
+		for _, x := range ids[i:] {
+			if x.o == k.o {
+				b = append(b, x.id)
+			}
+		}
+		*strs = b
+		f(k.o, b)
 	}
-	r.e.stats.released.Add(n)
 }

@@ -95,7 +95,11 @@ func ExampleClient_SetConsumer() {
 		panic(err)
 	}
 	_ = c.Start(ctx)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		fmt.Println("timed out")
+	}
 	_ = c.Stop(ctx)
 	gi, _ := client.Group("cm", "room-opened", "feed").Info(ctx)
 	fmt.Println("room-opened pending:", gi.Pending, "last delivered:", gi.LastDelivered)
@@ -169,7 +173,11 @@ func ExampleRetryAfter() {
 		},
 	})
 	_ = c.Start(ctx)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		fmt.Println("timed out")
+	}
 	_ = c.Stop(ctx)
 	// Output:
 	// first delivery: the chat API says slow down

@@ -89,7 +89,11 @@ func ExampleTyped_Handler() {
 		panic(err)
 	}
 	_ = c.Start(ctx)
-	<-done
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		fmt.Println("timed out")
+	}
 	for c.Stats().Dead == 0 {
 		time.Sleep(time.Millisecond) // sleep: an Example has no t to fail with; it polls as a program would
 	}

@@ -16,14 +16,16 @@ var maxEntry = EntryID{Ms: math.MaxUint64, Seq: math.MaxUint64}
 // setCursor is one stream of a merged read: what was fetched and not yet
 // handed out, and what is known of the entries still to come.
 type setCursor struct {
-	name, key string
-	pos       string  // the next read's position (an id; ">" in a group once drained)
-	after     EntryID // the last entry fetched
-	buf       []Event // fetched, not handed out, ascending
-	top       EntryID // the stream's newest entry at the last poll
-	truncated bool    // the last read stopped at its count: more is stored above after
-	draining  bool    // a group cursor still reading its own pending list
-	done      EntryID // the last entry handed out (the checkpoint)
+	name, key  string
+	pos        string    // the next read's position (an id; ">" in a group once drained)
+	after      EntryID   // the last entry fetched
+	buf        []Event   // fetched, not handed out, ascending
+	top        EntryID   // the stream's newest entry at the last poll
+	truncated  bool      // the last read stopped at its count: more is stored above after
+	draining   bool      // a group cursor still reading its own pending list
+	done       EntryID   // the last entry handed out (the checkpoint)
+	bufAt      time.Time // when buf was fetched
+	bufPending bool      // buf came from the own pending list (a group's drain)
 }
 
 // bound is the entry id every entry of the stream still to be fetched lies
@@ -60,6 +62,7 @@ type merger struct {
 	now     int64   // the engine's clock at the last poll (Unix ms)
 	scanned int64   // engine ms at the start of the last discovery, for prefix sets
 	late    int64
+	polled  time.Time     // when the last poll began
 	clockUs int64         // the merge's reading of the engine's clock (TIME, Unix µs)
 	clockAt time.Duration // when its reply came back (the client's monotonic clock); 0: none
 }
@@ -113,6 +116,7 @@ func (m *merger) poll(ctx context.Context) error {
 			counts[i] = -1 // its bound is its last fetched entry: its top does not matter
 		}
 	}
+	m.polled = time.Now()
 	now, err := m.engineNow(ctx) // before the reads: see horizon
 	if err != nil {
 		return err
@@ -159,7 +163,7 @@ func (m *merger) absorb(c *setCursor, r wire.PollReply, count int64) error {
 	c.truncated = int64(len(evs)) >= count
 	if len(evs) > 0 {
 		c.after = evs[len(evs)-1].Entry
-		c.buf = evs
+		c.buf, c.bufAt, c.bufPending = evs, m.polled, c.draining
 	}
 	switch {
 	case m.group == "":

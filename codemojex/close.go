@@ -75,8 +75,10 @@ func (e *Engine) Close(ctx context.Context, game, reason string) (Settlement, er
 // settle pays a closing game's prize, resets its room and appends
 // game-settled (and game-revealed for a blind game), in one transaction
 // that only commits while the game is still closing; a settled game
-// returns its settlement again. The board is read before: once a game is
-// closing no guess is scored into it and nobody joins it, so it is final.
+// returns its settlement again. It appends game-closed first (once per
+// game), then reads the board: once a game is closing no guess is scored
+// into it, and once game-closed is in the log nobody joins it, so the
+// board is final.
 func (e *Engine) settle(ctx context.Context, game string) (Settlement, error) {
 	g, ok, err := readJSON[gameRecord](ctx, e, tableGames, game)
 	if err != nil {
@@ -90,6 +92,11 @@ func (e *Engine) settle(ctx context.Context, game string) (Settlement, error) {
 		return settlementOf(g), nil
 	case StatusOpen:
 		return Settlement{}, fmt.Errorf("codemojex: settle game %s: still open", game)
+	}
+	// game-closed first: a join is decided on the game's events, so the
+	// roster is final only once the close is among them.
+	if err := e.ensureClosed(ctx, g); err != nil {
+		return Settlement{}, err
 	}
 	members, err := e.members(ctx, g)
 	if err != nil {
@@ -208,6 +215,7 @@ func (e *Engine) members(ctx context.Context, g gameRecord) ([]member, error) {
 	}
 	var players []string
 	seen := map[string]bool{}
+	names := map[string]string{}
 	for _, name := range []string{StreamGameStarted, StreamPlayerJoined} {
 		for ev, err := range e.Stream(name).Scan(ctx, echomq.Range{From: echomq.Inclusive(from)}, nil) {
 			if err != nil {
@@ -216,6 +224,7 @@ func (e *Engine) members(ctx context.Context, g gameRecord) ([]member, error) {
 			if p := ev.Fields.Value("player"); ev.Fields.Value("game") == g.ID && !seen[p] {
 				seen[p] = true
 				players = append(players, p)
+				names[p] = ev.Fields.Value("name")
 			}
 			if name == StreamGameStarted {
 				break
@@ -228,9 +237,12 @@ func (e *Engine) members(ctx context.Context, g gameRecord) ([]member, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			out = append(out, m)
+		if !ok {
+			// Joined (the event is the fact) but its member record was not
+			// written yet: a member without a scored guess.
+			m = member{Game: g.ID, Player: p, Name: names[p]}
 		}
+		out = append(out, m)
 	}
 	return out, nil
 }

@@ -30,7 +30,8 @@
 //
 // Each transition reads the records it depends on (watching them) and
 // commits its record writes and its event appends together, or not at all
-// (it runs again when a concurrent writer changed what it read):
+// (it runs again when a concurrent writer changed what it read), except the
+// three rules below that are decided over events:
 //
 //   - submit: the game is open and not expired, the player a member, the
 //     guess valid, the balance enough; then the wallet debit, its ledger
@@ -52,6 +53,39 @@
 //     appends game-settled (and game-revealed in a blind game); it commits
 //     only while the game is still closing, and a sweep finishes a
 //     settlement whose closer died.
+//
+// # Rules decided over consistency boundaries
+//
+// Three rules are decided by a query of the events about one thing and an
+// append on the condition that nothing matching the query came since the
+// read (package dcb), not by records: the rule's fact is a tagged event,
+// and the record that used to decide it is written after the event, from
+// it, and repaired from it by the next call if a process died in between.
+// Each needs no record of its own to be exact, and a decision about one
+// game or one identity never conflicts with another's (ExpectTop on a
+// whole per-type stream would serialise them all).
+//
+//   - A player joins a game once ([Engine.Join], a game already running):
+//     player-joined (tags game, player, room) is appended on the condition
+//     that neither a player-joined of the pair nor the game's game-closed
+//     is in the log. Of two racing joins one appends, the other reads it
+//     and answers Already. The member record (attempts, best) follows.
+//   - Nobody joins a closed game: the settlement appends game-closed (tags
+//     game, room; once per game, on the condition that none exists) before
+//     it reads the roster, so a join either precedes it and is on the
+//     board, or meets it and starts the room's next game.
+//   - A sign-in identity makes one player ([Engine.SignIn], first sign-in):
+//     player-registered (tags identity, a hash of the provider's subject,
+//     and player) is appended on the condition that the identity has none;
+//     concurrent first sign-ins all get the winner's player, and its
+//     records (and starter grant) are written once.
+//
+// The close itself (open → closing, exactly once), the charge of a guess
+// (only while the game is open) and the score stay transactions over the
+// game record: they write wallets, guesses and members, which a conditional
+// append cannot write with it. A guess racing the close is charged only
+// while the record says open; the close voids and refunds a charged guess
+// it beat to the score.
 //
 // Concurrent submits, and concurrent scores, within one process share
 // transactions (a group commit): each request is still checked and applied
@@ -85,6 +119,6 @@
 // "emq:{q}:rec:<table>"): rooms, games, members ("<GAM>.<PLR>"), guesses,
 // cursors (the sweep's place in the ledger), players, identities ("<provider>.<subject>"), sessions (the
 // SHA-256 of a token) and wallets. Streams: the event streams above and
-// ledger. The guess queue is a lanes queue named by the queue, one lane per
+// ledger; the tagged events are also in the queue's dcb index. The guess queue is a lanes queue named by the queue, one lane per
 // player. docs/codemojex.md has the whole list.
 package codemojex

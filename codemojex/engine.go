@@ -12,6 +12,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/dcb"
 	"github.com/echomq/echomq/groupcommit"
 	"github.com/echomq/echomq/lanes"
 )
@@ -63,7 +64,9 @@ type Config struct {
 
 // Engine is the codemojex game on one client: rooms, games, wallets and
 // sessions as records, every transition one optimistic transaction over
-// those records and the event streams, and guesses queued as jobs on their
+// those records and the event streams (but the joins, the game's close
+// event and the first sign-ins, decided by conditional appends of tagged
+// events: see the package doc), and guesses queued as jobs on their
 // player's lane. It is safe for concurrent use, in any number of processes
 // sharing one engine.
 type Engine struct {
@@ -71,6 +74,7 @@ type Engine struct {
 	cfg    Config
 	queue  string
 	jobs   *lanes.Queue
+	store  *dcb.Store // the rules decided over consistency boundaries
 	sets   map[string]*rules.Set
 	log    *slog.Logger
 
@@ -81,7 +85,7 @@ type Engine struct {
 	// into a short queue; transactions of other processes still retry. An
 	// attempt takes the locks of its streams in the order of [Streams] and
 	// lets them go when it ends, so no two attempts wait on each other.
-	streamMu [7]sync.Mutex
+	streamMu [9]sync.Mutex
 	randMu   sync.Mutex
 
 	// classic remembers the games known to be classic (a mode never
@@ -129,7 +133,11 @@ func New(client *echomq.Client, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{client: client, cfg: cfg, queue: cfg.Queue, jobs: jobs, log: cfg.Logger, sets: map[string]*rules.Set{}}
+	store, err := dcb.New(client, cfg.Queue)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{client: client, cfg: cfg, queue: cfg.Queue, jobs: jobs, store: store, log: cfg.Logger, sets: map[string]*rules.Set{}}
 	e.submits = groupcommit.New(groupcommit.Config[submitReq, submitRes]{
 		Max: 64, Flights: 4, Timeout: batchTimeout,
 		Run: func(ctx context.Context, reqs []submitReq) ([]submitRes, error) { return e.submitBatch(ctx, reqs), nil },

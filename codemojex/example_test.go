@@ -8,6 +8,7 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
+	"github.com/echomq/echomq/dcb"
 	"github.com/echomq/echomq/embedded"
 )
 
@@ -70,4 +71,63 @@ func ExampleEngine() {
 	// scored: scored 80
 	// paid: 100 to 1 winner
 	// wallet: 4 keys, 100 diamonds
+}
+
+// A player joins a game once, decided over the game's events: the join
+// appends player-joined on the condition that the player's join and the
+// game's close are not in the log, so a second join (or a racing one)
+// changes nothing. The game's tagged events read back with package dcb.
+func ExampleEngine_Join() {
+	ctx := context.Background()
+	client, err := echomq.Connect(ctx, echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	e, err := codemojex.New(client, codemojex.Config{Queue: "cm-join"})
+	if err != nil {
+		panic(err)
+	}
+	room, err := e.CreateRoom(ctx, codemojex.RoomSpec{Name: "Den", Set: "animals", Prize: 100, Fee: 1})
+	if err != nil {
+		panic(err)
+	}
+	var players []codemojex.Player
+	for _, name := range []string{"alice", "bob"} {
+		p, _, err := e.SignIn(ctx, codemojex.Identity{Provider: "dev", Subject: name})
+		if err != nil {
+			panic(err)
+		}
+		players = append(players, p)
+	}
+	first, err := e.Join(ctx, players[0].ID, room.ID)
+	if err != nil {
+		panic(err)
+	}
+	for range 2 {
+		j, err := e.Join(ctx, players[1].ID, room.ID)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println("bob joined:", j.Game == first.Game, "already:", j.Already)
+	}
+	if _, err := e.Close(ctx, first.Game, codemojex.ReasonOperator); err != nil {
+		panic(err)
+	}
+	store, err := dcb.New(client, e.Queue())
+	if err != nil {
+		panic(err)
+	}
+	evs, _, err := store.ReadAll(ctx, dcb.Query{{Tags: dcb.Tags(codemojex.TagGame, first.Game)}}, 0)
+	if err != nil {
+		panic(err)
+	}
+	for _, ev := range evs {
+		fmt.Println(ev.Stream, len(ev.Tags), "tags")
+	}
+	// Output:
+	// bob joined: true already: false
+	// bob joined: true already: true
+	// player-joined 3 tags
+	// game-closed 2 tags
 }

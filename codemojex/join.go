@@ -63,9 +63,15 @@ func (e *Engine) Join(ctx context.Context, player, room string) (Joined, error) 
 	return Joined{}, fmt.Errorf("%w: room %s keeps ending its games; try again", ErrClosed, room)
 }
 
+// join starts the game of a waiting room in a transaction, or finds the
+// room's open game and enters it (see [Engine.enter]): a member found in
+// the transaction's reads has joined before, and a player not yet a member
+// joins by the rule decided over the game's events, not by these reads.
 func (e *Engine) join(ctx context.Context, p Player, roomID string) (Joined, error) {
 	var out Joined
+	var open *gameRecord
 	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		open = nil
 		r, ok, err := getJSON[Room](ctx, t, tableRooms, roomID)
 		if err != nil {
 			return err
@@ -94,16 +100,15 @@ func (e *Engine) join(ctx context.Context, p Player, roomID string) (Joined, err
 			return err
 		}
 		out = Joined{Game: g.ID, Room: r.ID, Already: already}
-		if already {
-			return nil
+		if !already {
+			open = &g
 		}
-		if err := t.put(tableMembers, mk, member{Game: g.ID, Player: p.ID, Name: p.Name, JoinedMS: e.nowMS()}); err != nil {
-			return err
-		}
-		_, err = t.append(ctx, StreamPlayerJoined, "game", g.ID, "room", r.ID, "player", p.ID, "name", p.Name)
-		return err
+		return nil // no writes: nothing to commit
 	})
-	return out, err
+	if err != nil || open == nil {
+		return out, err
+	}
+	return e.enter(ctx, *open, p)
 }
 
 // startGame opens a new game in the waiting room r with p as its first

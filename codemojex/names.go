@@ -13,7 +13,9 @@ const (
 	// ends_ms, and commitment in a blind game.
 	StreamGameStarted = "game-started"
 	// StreamPlayerJoined: a later joiner entered a running game. Fields:
-	// game, room, player, name.
+	// game, room, player, name, joined_ms. Tags: game, player, room (see
+	// [TagGame]); appended on the condition that the player has not joined
+	// the game and the game is not closed.
 	StreamPlayerJoined = "player-joined"
 	// StreamGuessScored: the scoring worker scored a guess. Fields: game,
 	// room, player, guess, job, attempt, and points, pct, best in a
@@ -29,6 +31,15 @@ const (
 	// Fields: game, room, secret, salt, commitment, board (JSON [{player,
 	// best, at}]).
 	StreamGameRevealed = "game-revealed"
+	// StreamGameClosed: a game stopped taking joins and guesses (before
+	// its settlement). Fields: game, room, reason, closed_ms. Tags: game,
+	// room; one per game.
+	StreamGameClosed = "game-closed"
+	// StreamPlayerRegistered: a sign-in identity made its player, at its
+	// first sign-in. Fields: player, name, provider, created_ms. Tags:
+	// identity (the provider and a hash of the subject), player; one per
+	// identity.
+	StreamPlayerRegistered = "player-registered"
 	// StreamLedger: the append-only ledger, one row per balance change.
 	// Fields: txn (a TXN id), player, currency, delta, balance (after),
 	// reason, ref.
@@ -36,7 +47,12 @@ const (
 )
 
 // Streams lists the streams the engine appends to.
-var Streams = []string{StreamRoomOpened, StreamGameStarted, StreamPlayerJoined, StreamGuessScored, StreamGameSettled, StreamGameRevealed, StreamLedger}
+// The tagged ones (player-joined, game-closed, player-registered) are
+// appended by conditional appends, outside any transaction.
+var Streams = []string{
+	StreamRoomOpened, StreamGameStarted, StreamPlayerJoined, StreamGuessScored, StreamGameSettled, StreamGameRevealed,
+	StreamGameClosed, StreamPlayerRegistered, StreamLedger,
+}
 
 // The tables (records beside the streams) the engine keeps in its queue.
 const (

@@ -74,10 +74,17 @@ func (e *Engine) SignIn(ctx context.Context, id Identity) (Player, string, error
 	}
 	fresh := Player{ID: pid, Name: id.Name, CreatedMS: e.nowMS()}
 	var out Player
-	err = e.update(ctx, func(ctx context.Context, t *txn) error {
+	var unknown bool
+	signIn := func(ctx context.Context, t *txn) error {
+		unknown = false
 		pid, known, err := getJSON[string](ctx, t, tableIdentities, idKey)
 		if err != nil {
 			return err
+		}
+		if !known && fresh.ID == "" {
+			// A first sign-in: which player it makes is decided below.
+			unknown = true
+			return nil
 		}
 		p := fresh
 		if known {
@@ -110,7 +117,21 @@ func (e *Engine) SignIn(ctx context.Context, id Identity) (Player, string, error
 			return t.ledger(ctx, p.ID, Clips, w.Clips, w.Clips, ReasonStarter, "sign-in")
 		}
 		return nil
-	})
+	}
+	// A known identity takes one transaction to sign in. A first one decides
+	// its player by the rule "an identity makes one player"
+	// (player-registered, see [Engine.register]); the transaction then
+	// writes that player's records, once: the identity record it reads
+	// makes a second writer (a concurrent or repeated first sign-in) only
+	// issue its session.
+	fresh.ID = ""
+	err = e.update(ctx, signIn)
+	if err == nil && unknown {
+		fresh.ID = pid
+		if fresh, err = e.register(ctx, id.Provider, id.Subject, fresh); err == nil {
+			err = e.update(ctx, signIn)
+		}
+	}
 	if err != nil {
 		return Player{}, "", err
 	}

@@ -14,10 +14,14 @@ import (
 
 // eventRow is one event of the stream browser.
 type eventRow struct {
-	ID       echomq.ID
-	Entry    echomq.EntryID
-	Time     time.Time
-	Fields   [][2]string
+	ID     echomq.ID
+	Entry  echomq.EntryID
+	Time   time.Time
+	Fields [][2]string
+	// Position and Tags are a tagged event's (package dcb); 0 and nil
+	// when untagged.
+	Position uint64
+	Tags     []string
 	Archived bool
 	// Seam marks the first live event after archived ones: the archive
 	// seam lies just above this row. SeamAfter marks the last archived
@@ -133,7 +137,7 @@ func (h *Handler) streamPage(w http.ResponseWriter, r *http.Request) {
 				i == 0 && !ev.Archived && d.HasWatermark && wd.rng.From == echomq.Exclusive(wEntry),
 			SeamAfter: i == len(evs)-1 && ev.Archived && d.HasWatermark && ev.Entry == wEntry,
 		}
-		row.Fields = pairs(ev.Fields)
+		row.Fields, row.Position, row.Tags = pairs(ev.Fields), ev.Position, ev.Tags
 		d.Events = append(d.Events, row)
 	}
 	page := func(key string, e echomq.EntryID) string {

@@ -10,16 +10,22 @@ import (
 )
 
 // appendDoc is the JSON receipt of an append.
+// A tagged append also has its tags, and its position when the append
+// learnt it (a conditional one, or one without --key and --expect-top).
 type appendDoc struct {
-	Queue  string `json:"queue"`
-	Stream string `json:"stream"`
-	ID     string `json:"id"`
-	Entry  string `json:"entry"`
-	Time   string `json:"time"`
+	Queue    string   `json:"queue"`
+	Stream   string   `json:"stream"`
+	ID       string   `json:"id"`
+	Entry    string   `json:"entry"`
+	Time     string   `json:"time"`
+	Position uint64   `json:"position,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
 }
 
 func (a *app) appendCommand() *cobra.Command {
 	var idFlag, keyFlag, expectFlag string
+	var tags, ifNone []string
+	var after uint64
 	cmd := &cobra.Command{
 		Use:   "append STREAM name=value [name=value...]",
 		Short: "Append an event and print its id (the receipt)",
@@ -36,11 +42,25 @@ dedupe window (10 minutes) prints the first append's receipt and writes
 nothing, so retrying after a timeout or a broken connection is safe (without a
 key a retry may append twice). --expect-top ID appends only if the stream's last
 event is ID (--expect-top empty: only if the stream has none); otherwise it
-exits 1 naming the actual top and writes nothing.`,
+exits 1 naming the actual top and writes nothing.
+
+--tag key=value (repeatable) makes the event a tagged event of the queue: it
+gets the queue's next position and is found by emq query. --if-none ITEM
+(repeatable; ITEM is "[TYPE,...:]key=value,...", as emq query --item) makes
+a tagged append conditional: it is written only if no event matching those
+items lies after position --after (default 0: none ever, a uniqueness
+rule), the items reading any streams of the queue, written here or not.
+Otherwise nothing is written and emq exits 4 (conflict), naming the first
+such event; --after beyond the queue's head or below what a trim left exits
+1. A decision reads with emq query, then appends with --after set to the
+query's "next".`,
 		Example: `  emq append orders customer=ada total=42
   emq append --id EVT0Ab3dE9xYz1 orders customer=bo total=7
   emq append --key order-17 orders customer=cy total=9
-  emq append --expect-top EVT0Ab3dE9xYz1 orders customer=di total=3`,
+  emq append --expect-top EVT0Ab3dE9xYz1 orders customer=di total=3
+  emq append --tag game=GAM1 --tag player=PLR1 guessed word=cat
+  emq append --tag name=ada --if-none 'name-claimed:name=ada' name-claimed player=PLR1
+  emq append --tag game=GAM1 --if-none 'game-closed:game=GAM1' --after 17 guessed word=dog`,
 		Args: argsRange(2, -1),
 		RunE: body(func(cmd *cobra.Command, args []string) error {
 			if err := a.checkStream(args[0]); err != nil {
@@ -72,6 +92,20 @@ exits 1 naming the actual top and writes nothing.`,
 			if len(keyFlag) > 256 {
 				return usagef("invalid --key: longer than 256 bytes")
 			}
+			cond, err := appendCondition(cmd, tags, ifNone, after)
+			if err != nil {
+				return err
+			}
+			if len(tags) > 0 && !given.IsZero() {
+				return usagef("--id excludes --tag (a tagged event's id is the engine's next)")
+			}
+			if cond != nil && (keyFlag != "" || expectFlag != "") {
+				return usagef("--if-none excludes --key and --expect-top")
+			}
+			if len(tags) > 0 && keyFlag == "" && expectFlag == "" {
+				return a.appendTagged(cmd.Context(), args[0], fields, tags, cond)
+			}
+			opts.Tags = tags
 			return a.withStream(cmd.Context(), args[0], func(s *echomq.Stream) error {
 				id := given
 				if id.IsZero() {
@@ -104,5 +138,8 @@ exits 1 naming the actual top and writes nothing.`,
 	cmd.Flags().StringVar(&idFlag, "id", "", "append under this EVT id instead of minting one")
 	cmd.Flags().StringVar(&keyFlag, "key", "", "idempotency key: a repeat within the dedupe window returns the first receipt")
 	cmd.Flags().StringVar(&expectFlag, "expect-top", "", `append only if the stream's last event is this EVT id ("empty": no event)`)
+	cmd.Flags().StringArrayVar(&tags, "tag", nil, "tag key=value: a tagged event of the queue, found by emq query (repeatable)")
+	cmd.Flags().StringArrayVar(&ifNone, "if-none", nil, `append only if no event matching "[TYPE,...:]key=value,..." lies after --after (repeatable; exit 4 if one does)`)
+	cmd.Flags().Uint64Var(&after, "after", 0, "the position the --if-none condition starts after (0: no matching event ever)")
 	return cmd
 }

@@ -44,7 +44,7 @@ func writeMergedEvents(w io.Writer, evs []archive.Event) error {
 		if ev.Archived {
 			arch = "yes"
 		}
-		if _, err := fmt.Fprintf(w, mergedRowFormat, id, ev.Entry, fmtTime(ev.Time()), arch, fieldsText(ev.Fields)); err != nil {
+		if _, err := fmt.Fprintf(w, mergedRowFormat, id, ev.Entry, fmtTime(ev.Time()), arch, eventText(ev.Event)); err != nil {
 			return err
 		}
 	}

@@ -208,7 +208,7 @@ func (a *app) consume(ctx context.Context, s *echomq.Stream, cfg echomq.Consumer
 			if !d.ID.IsZero() {
 				id = d.ID.String()
 			}
-			_, err := fmt.Fprintf(a.stdout, deliveryRowFormat, id, d.Entry, fmtTime(d.Time()), strconv.FormatInt(d.Attempts, 10), result, fieldsText(d.Fields))
+			_, err := fmt.Fprintf(a.stdout, deliveryRowFormat, id, d.Entry, fmtTime(d.Time()), strconv.FormatInt(d.Attempts, 10), result, eventText(d.Event))
 			return err
 		}
 		if _, err := fmt.Fprintf(a.stdout, deliveryRowFormat, "ID", "ENTRY", "TIME", "ATTEMPT", "RESULT", "FIELDS"); err != nil {

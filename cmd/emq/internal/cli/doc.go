@@ -17,7 +17,9 @@
 //	{"id":"EVT…","entry":"<ms>-<seq>","time":"<RFC3339, ms, UTC>","fields":{…}}
 //
 // where "fields" is an object whose keys appear in the order the event
-// stores them (the order of the append).
+// stores them (the order of the append). A tagged event (append --tag) also
+// has "position" and "tags"; emq query reads them across the queue's
+// streams in position order.
 //
 // # Exit codes
 //
@@ -27,7 +29,9 @@
 // malformed name, id, bound, time, field or count): exactly one line
 // "emq: <message>" on stderr; [ExitNotFound] (3) the thing asked about does
 // not exist (read, window, since, tail or info of a missing stream, a
-// missing group, dead letter or job).
+// missing group, dead letter or job); [ExitConflict] (4) a conditional
+// append (append --if-none) found an event matching its condition after
+// its position and wrote nothing.
 //
 // # Engines
 //

@@ -57,15 +57,19 @@ func (f orderedFields) MarshalJSON() ([]byte, error) {
 
 // eventDoc is the JSON form of an event. ID is null for an entry written
 // without a well-formed "id" field (by another program).
+// A tagged event also has its queue position and its tags (absent when
+// untagged, so an untagged event's document is unchanged).
 type eventDoc struct {
-	ID     *string       `json:"id"`
-	Entry  string        `json:"entry"`
-	Time   string        `json:"time"`
-	Fields orderedFields `json:"fields"`
+	ID       *string       `json:"id"`
+	Entry    string        `json:"entry"`
+	Time     string        `json:"time"`
+	Position uint64        `json:"position,omitempty"`
+	Tags     []string      `json:"tags,omitempty"`
+	Fields   orderedFields `json:"fields"`
 }
 
 func toEventDoc(ev echomq.Event) eventDoc {
-	d := eventDoc{Entry: ev.Entry.String(), Time: fmtTime(ev.Time()), Fields: orderedFields(ev.Fields)}
+	d := eventDoc{Entry: ev.Entry.String(), Time: fmtTime(ev.Time()), Position: ev.Position, Tags: ev.Tags, Fields: orderedFields(ev.Fields)}
 	if !ev.ID.IsZero() {
 		id := ev.ID.String()
 		d.ID = &id
@@ -95,8 +99,26 @@ func writeEventRow(w io.Writer, ev echomq.Event) error {
 	if !ev.ID.IsZero() {
 		id = ev.ID.String()
 	}
-	_, err := fmt.Fprintf(w, eventRowFormat, id, ev.Entry, fmtTime(ev.Time()), fieldsText(ev.Fields))
+	_, err := fmt.Fprintf(w, eventRowFormat, id, ev.Entry, fmtTime(ev.Time()), eventText(ev))
 	return err
+}
+
+// eventText is the FIELDS column: a tagged event's position and tags
+// first, as "@pos=N @tags=k=v,k=v" (names a payload cannot have, so a row
+// stays unambiguous), then its payload.
+func eventText(ev echomq.Event) string {
+	if ev.Position == 0 && len(ev.Tags) == 0 {
+		return fieldsText(ev.Fields)
+	}
+	tags := strings.Join(ev.Tags, ",") // a tag holds no space or ','
+	if strings.ContainsAny(tags, `"\`) || strings.ContainsFunc(tags, func(r rune) bool { return r == unicode.ReplacementChar || !unicode.IsPrint(r) }) {
+		tags = strconv.Quote(tags)
+	}
+	s := "@pos=" + strconv.FormatUint(ev.Position, 10) + " @tags=" + tags
+	if len(ev.Fields) > 0 {
+		s += " " + fieldsText(ev.Fields)
+	}
+	return s
 }
 
 func writeEvents(w io.Writer, evs []echomq.Event) error {

@@ -82,7 +82,9 @@ Exit codes:
   0  ok
   1  runtime or engine error (unreachable, refused, wrong key type)
   2  bad command line, decided before any I/O; one line "emq: <message>" on stderr
-  3  not found (a missing stream, group, consumer or dead letter)`
+  3  not found (a missing stream, group, consumer or dead letter)
+  4  conflict: a conditional append (append --if-none) found an event matching
+     its condition after its position; nothing was written`
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
@@ -125,7 +127,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
 		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand(),
-		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand(), a.replayCommand(), a.followCommand())
+		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand(), a.replayCommand(), a.followCommand(), a.queryCommand())
 	return root
 }
 

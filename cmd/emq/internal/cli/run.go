@@ -28,6 +28,10 @@ const (
 	ExitUsage = 2
 	// ExitNotFound is a lookup of something that does not exist.
 	ExitNotFound = 3
+	// ExitConflict is a conditional append (emq append --if-none) refused:
+	// an event matching its condition lies after its position; nothing
+	// was written.
+	ExitConflict = 4
 )
 
 // Options are the process-level inputs of [Run] that tests replace; nil
@@ -66,7 +70,8 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // Run runs the emq command line args (without the program name) and returns
-// its exit code: [ExitOK], [ExitError], [ExitUsage] or [ExitNotFound]. Every
+// its exit code: [ExitOK], [ExitError], [ExitUsage], [ExitNotFound] or
+// [ExitConflict]. Every
 // failure is reported as one line "emq: <message>" on stderr; results go to
 // stdout. It is safe to call concurrently.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Options) int {
@@ -138,6 +143,7 @@ func exitCode(err error) int {
 	var (
 		u  *usageError
 		nf *notFoundError
+		ce *conflictError
 		r  *runError
 		ne *echomq.NameError
 		ie *echomq.IDError
@@ -152,6 +158,8 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &nf):
 		return ExitNotFound
+	case errors.As(err, &ce):
+		return ExitConflict
 	case errors.As(err, &r):
 		return ExitError
 	default:
