@@ -32,6 +32,9 @@ type Client struct {
 	mintMu sync.Mutex
 	astats appendCounters
 	hooks  hookSet
+	// tagged holds a group committer per queue for tagged and conditional
+	// appends (stream_tagged.go), made on the queue's first.
+	tagged sync.Map
 	engine atomic.Pointer[Engine]
 
 	// watchStop stops the engine watcher and watchDone is closed when it

@@ -21,6 +21,9 @@ func init() {
 		c := client.(*Client)
 		return c.cfg.MaxSkew.Milliseconds(), scriptLead.Milliseconds(), c.cfg.DedupeWindow.Milliseconds()
 	}
+	clientconn.DCBAppend = func(ctx context.Context, client any, queue string, g wire.DCBGroup) (wire.DCBResult, int64, error) {
+		return client.(*Client).dcbAppend(ctx, queue, g)
+	}
 	clientconn.DecodeEvent = func(e wire.Entry) (any, error) { return decodeEvent(e) }
 	clientconn.MintAbove = func(ctx context.Context, client any, queue string, floor any) (any, error) {
 		c := client.(*Client)

@@ -182,14 +182,15 @@ func decodeEvent(e wire.Entry) (Event, error) {
 			break // foreign entry: leave its fields as they are
 		}
 		ev.ID = id
-		if i == 0 && len(e.Fields) >= 6 && e.Fields[2] == posField && e.Fields[4] == tagsField {
+		switch {
+		case i == 0 && len(e.Fields) >= 6 && e.Fields[2] == posField && e.Fields[4] == tagsField:
 			// A tagged event: the script wrote id, @pos, @tags first.
 			ev.Position, _ = strconv.ParseUint(e.Fields[3], 10, 64)
 			ev.Tags = keyspace.ParseTags(e.Fields[5])
 			ev.Fields = Fields(e.Fields[6:])
-		} else if i == 0 {
+		case i == 0:
 			ev.Fields = Fields(e.Fields[2:])
-		} else {
+		default:
 			f := make(Fields, 0, len(e.Fields)-2)
 			f = append(f, e.Fields[:i]...)
 			f = append(f, e.Fields[i+2:]...)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/echomq/echomq/groupcommit"
+
 	"github.com/echomq/echomq/internal/keyspace"
 	"github.com/echomq/echomq/internal/wire"
 )
@@ -23,54 +25,114 @@ func dcbKeys(q string) wire.DCBKeys {
 	}
 }
 
+// trimIndex names the tag index a trim of stream name of queue q keeps in
+// step (docs/dcb.md, "Trims").
+func trimIndex(q, name string) wire.TrimIndex {
+	return wire.TrimIndex{Prefix: keyspace.DCBPrefix(q), Types: keyspace.DCBTypesKey(q), Floor: keyspace.DCBFloorKey(q), Name: name}
+}
+
+// taggedFlights is how many dcb append calls of one queue a client keeps
+// in flight; appends that arrive meanwhile share the next call (a group
+// commit): the script's fixed cost is spread over them.
+const taggedFlights = 2
+
+// dcbResult is one group's outcome with the engine's clock of its call.
+type dcbResult struct {
+	res      wire.DCBResult
+	engineUs int64
+}
+
+// dcbAppend appends one group (events, maybe a condition) of queue q
+// through the queue's group committer: concurrent groups share one call of
+// the dcb append script, each decided in order on its own condition.
+func (c *Client) dcbAppend(ctx context.Context, q string, g wire.DCBGroup) (wire.DCBResult, int64, error) {
+	v, ok := c.tagged.Load(q)
+	if !ok {
+		keys := dcbKeys(q)
+		v, _ = c.tagged.LoadOrStore(q, groupcommit.New(groupcommit.Config[wire.DCBGroup, dcbResult]{
+			Flights: taggedFlights,
+			Run: func(ctx context.Context, gs []wire.DCBGroup) ([]dcbResult, error) {
+				rep, err := c.conn.DCBAppend(ctx, &wire.DCBAppendReq{
+					Keys: keys, MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(), Groups: gs,
+				})
+				if err != nil {
+					return nil, err
+				}
+				c.eclock.observe(c.eclock.since(), rep.EngineUs)
+				out := make([]dcbResult, len(rep.Results))
+				for i, r := range rep.Results {
+					out[i] = dcbResult{r, rep.EngineUs}
+				}
+				return out, nil
+			},
+		}))
+	}
+	r, err := v.(*groupcommit.Committer[wire.DCBGroup, dcbResult]).Do(ctx, g)
+	return r.res, r.engineUs, err
+}
+
 // tagged appends records as tagged events (AppendOpts.Tags) through the
 // dcb append script: each gets the engine's next id of the queue (as the
 // append script chooses them), the queue's next position and its index
-// entries, all records and the idempotency key and expected top in one
-// atomic step. The options were validated.
+// entries, the records (and the idempotency key and expected top, when
+// given) in one atomic step. Without a key or an expected top the append
+// shares a call with the queue's other tagged appends of this client
+// ([Client.dcbAppend]). The options were validated.
 func (s *Stream) tagged(ctx context.Context, records []Fields, opts *AppendOpts) ([]ID, error) {
 	c := s.c
 	tags, joined, err := keyspace.Tags(opts.Tags)
 	if err != nil {
 		return nil, &ArgumentError{Name: "tags", Reason: err.Error()}
 	}
-	req := wire.DCBAppendReq{
-		Keys: dcbKeys(s.queue), Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
-		MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(),
-		Events: make([]wire.DCBEvent, len(records)),
-	}
-	if opts.Key != "" {
-		req.IdemKey = keyspace.IdemKey(s.queue, s.name, opts.Key)
-	}
+	g := wire.DCBGroup{Events: make([]wire.DCBEvent, len(records))}
 	for i, f := range records {
-		req.Events[i] = wire.DCBEvent{Stream: s.name, Tags: tags, Joined: joined, Fields: f}
+		g.Events[i] = wire.DCBEvent{Stream: s.name, Tags: tags, Joined: joined, Fields: f}
 	}
-	rep, err := c.conn.DCBAppend(ctx, &req)
-	if err != nil {
-		return nil, err
+	var res wire.DCBResult
+	var engineUs int64
+	if opts.Key == "" && opts.expect() == "" {
+		if res, engineUs, err = c.dcbAppend(ctx, s.queue, g); err != nil {
+			return nil, err
+		}
+	} else {
+		req := wire.DCBAppendReq{
+			Keys: dcbKeys(s.queue), Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
+			MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(), Groups: []wire.DCBGroup{g},
+		}
+		if opts.Key != "" {
+			req.IdemKey = keyspace.IdemKey(s.queue, s.name, opts.Key)
+		}
+		rep, err := c.conn.DCBAppend(ctx, &req)
+		if err != nil {
+			return nil, err
+		}
+		c.eclock.observe(c.eclock.since(), rep.EngineUs)
+		if len(rep.Results) != 1 {
+			return nil, fmt.Errorf("echomq: dcb append script returned %d results for one group", len(rep.Results))
+		}
+		res, engineUs = rep.Results[0], rep.EngineUs
 	}
-	c.eclock.observe(c.eclock.since(), rep.EngineUs)
-	return taggedReply(c, opts, &rep, len(records))
+	return taggedReply(c, opts, &res, engineUs, len(records))
 }
 
-// taggedReply turns a dcb append reply without a condition into receipts
+// taggedReply turns a dcb append result without a condition into receipts
 // or the error Stream.Append gives for the same refusal.
-func taggedReply(c *Client, opts *AppendOpts, rep *wire.DCBAppendReply, n int) ([]ID, error) {
-	switch rep.Status {
+func taggedReply(c *Client, opts *AppendOpts, res *wire.DCBResult, engineUs int64, n int) ([]ID, error) {
+	switch res.Status {
 	case wire.DCBOK:
-		receipts := make([]string, len(rep.Appended))
-		for i, a := range rep.Appended {
+		receipts := make([]string, len(res.Appended))
+		for i, a := range res.Appended {
 			receipts[i] = a.Receipt
 		}
 		c.astats.records.Add(int64(len(receipts)))
 		return parseReceipts(receipts, n)
 	case wire.DCBDup:
-		return dupReceipts(rep.Stored, n, opts.Key)
+		return dupReceipts(res.Stored, n, opts.Key)
 	case wire.DCBTop:
 		ce := &ConflictError{Expected: opts.ExpectTop}
-		if rep.Top != "" {
+		if res.Top != "" {
 			var err error
-			if ce.TopEntry, err = ParseEntryID(rep.Top); err != nil {
+			if ce.TopEntry, err = ParseEntryID(res.Top); err != nil {
 				return nil, err
 			}
 			if snow, ok := ce.TopEntry.Snowflake(); ok {
@@ -79,16 +141,18 @@ func taggedReply(c *Client, opts *AppendOpts, rep *wire.DCBAppendReply, n int) (
 		}
 		return nil, ce
 	case wire.DCBSkew:
-		return nil, c.dcbSkew(rep)
+		return nil, c.dcbSkew(res.SkewMs, engineUs)
+	case wire.DCBErr:
+		return nil, wire.ScriptError(res.Err)
 	}
-	return nil, fmt.Errorf("echomq: unexpected dcb append reply %q", rep.Status)
+	return nil, fmt.Errorf("echomq: unexpected dcb append reply %q", res.Status)
 }
 
 // dcbSkew is the [*SkewError] of a dcb append refused because a target
 // stream's top lies beyond Config.MaxSkew ahead of the engine's clock.
-func (c *Client) dcbSkew(rep *wire.DCBAppendReply) error {
+func (c *Client) dcbSkew(skewMs, engineUs int64) error {
 	return &SkewError{
-		Instant: time.UnixMilli(rep.SkewMs).UTC(), Engine: time.UnixMicro(rep.EngineUs).UTC(),
+		Instant: time.UnixMilli(skewMs).UTC(), Engine: time.UnixMicro(engineUs).UTC(),
 		MaxSkew: c.cfg.MaxSkew, Top: true,
 	}
 }

@@ -78,7 +78,7 @@ func (s *Stream) trimReport(ctx context.Context, t TrimSpec) (TrimResult, error)
 	archived, lease := keyspace.ArchivedKey(s.queue, s.name), keyspace.ArchiverKey(s.queue, s.name)
 	var wm, wEntry string
 	for attempt := 0; ; attempt++ {
-		g, err := s.c.conn.GuardedTrim(ctx, s.key, archived, lease, strategy, t.exact, threshold, t.force, wm, wEntry)
+		g, err := s.c.conn.GuardedTrim(ctx, s.key, archived, lease, trimIndex(s.queue, s.name), strategy, t.exact, threshold, t.force, wm, wEntry)
 		if err != nil {
 			return res, opError("trim", s.key, err)
 		}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/clientconn"
+	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
 	"github.com/echomq/echomq/retention"
 )
 
@@ -138,14 +140,18 @@ func (a *Archiver) cycle(ctx context.Context, p Policy, res *CycleResult) error 
 // trim removes the live entries at or below w: XTRIM MINID = succ(w). It
 // is the archive's own path, past the guard of echomq.Stream.Trim (which
 // refuses a stream under archive control): a trim at the watermark can
-// only remove archived entries, so it is safe by construction.
+// only remove archived entries, so it is safe by construction. A stream
+// with tagged events loses their tag index entries in the same script
+// (package dcb).
 func (a *Archiver) trim(ctx context.Context, stream *echomq.Stream, w echomq.ID) (int64, error) {
 	succ, ok := w.EntryID().Next()
 	if !ok {
 		return 0, nil
 	}
 	start := time.Now()
-	n, err := clientconn.Of(stream.Client()).XTrim(ctx, stream.Key(), "MINID", true, succ.String())
+	q := stream.Queue()
+	ix := wire.TrimIndex{Prefix: keyspace.DCBPrefix(q), Types: keyspace.DCBTypesKey(q), Floor: keyspace.DCBFloorKey(q), Name: stream.Name()}
+	n, err := clientconn.Of(stream.Client()).IndexedTrim(ctx, stream.Key(), ix, "MINID", succ.String())
 	a.trimmed(ctx, stream, n, time.Since(start), err)
 	if err != nil {
 		return n, &echomq.OpError{Op: "trim", Key: stream.Key(), Err: err}

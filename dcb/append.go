@@ -64,18 +64,18 @@ func (s *Store) Append(ctx context.Context, events []Append, cond *Condition) ([
 }
 
 func (s *Store) append(ctx context.Context, events []Append, cond *Condition) ([]Appended, error) {
-	req, err := s.request(events, cond)
+	g, err := s.group(events, cond)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.conn.DCBAppend(ctx, req)
+	res, engineUs, err := clientconn.DCBAppend(ctx, s.c, s.queue, g)
 	if err != nil {
 		return nil, err
 	}
-	switch rep.Status {
+	switch res.Status {
 	case wire.DCBOK:
-		out := make([]Appended, len(rep.Appended))
-		for i, a := range rep.Appended {
+		out := make([]Appended, len(res.Appended))
+		for i, a := range res.Appended {
 			id, err := echomq.ParseID(a.Receipt)
 			if err != nil {
 				return nil, err
@@ -84,8 +84,8 @@ func (s *Store) append(ctx context.Context, events []Append, cond *Condition) ([
 		}
 		return out, nil
 	case wire.DCBConflict:
-		ce := &ConflictError{After: cond.After, Stream: rep.Stream, Position: rep.Position}
-		if ce.Entry, err = echomq.ParseEntryID(rep.EntryID); err != nil {
+		ce := &ConflictError{After: cond.After, Stream: res.Stream, Position: res.Position}
+		if ce.Entry, err = echomq.ParseEntryID(res.EntryID); err != nil {
 			return nil, err
 		}
 		if snow, ok := ce.Entry.Snowflake(); ok {
@@ -93,45 +93,47 @@ func (s *Store) append(ctx context.Context, events []Append, cond *Condition) ([
 		}
 		return nil, ce
 	case wire.DCBPosition:
-		return nil, positionError(cond.After, rep.Kind, rep.Stream, rep.Position)
+		return nil, positionError(cond.After, res.Kind, res.Stream, res.Position)
 	case wire.DCBSkew:
-		return nil, &echomq.SkewError{Instant: unixMilli(rep.SkewMs), Engine: unixMicro(rep.EngineUs), MaxSkew: s.maxSkew(), Top: true}
+		return nil, &echomq.SkewError{Instant: unixMilli(res.SkewMs), Engine: unixMicro(engineUs), MaxSkew: s.maxSkew(), Top: true}
+	case wire.DCBErr:
+		return nil, wire.ScriptError(res.Err)
 	}
-	return nil, fmt.Errorf("dcb: unexpected append reply %q", rep.Status)
+	return nil, fmt.Errorf("dcb: unexpected append result %q", res.Status)
 }
 
-// request checks the events and the condition and builds the script call.
-func (s *Store) request(events []Append, cond *Condition) (*wire.DCBAppendReq, error) {
+// group checks the events and the condition and builds the script's group.
+func (s *Store) group(events []Append, cond *Condition) (wire.DCBGroup, error) {
+	var g wire.DCBGroup
 	if len(events) == 0 {
-		return nil, &echomq.ArgumentError{Name: "events", Reason: "none to append"}
+		return g, &echomq.ArgumentError{Name: "events", Reason: "none to append"}
 	}
 	if len(events) > MaxEvents {
-		return nil, &echomq.ArgumentError{Name: "events", Reason: fmt.Sprintf("%d: at most %d per append", len(events), MaxEvents)}
+		return g, &echomq.ArgumentError{Name: "events", Reason: fmt.Sprintf("%d: at most %d per append", len(events), MaxEvents)}
 	}
-	skew, lead, _ := clientconn.AppendTiming(s.c)
-	req := &wire.DCBAppendReq{Keys: s.keys, MaxSkewMs: skew, LeadMs: lead, Events: make([]wire.DCBEvent, len(events))}
+	g.Events = make([]wire.DCBEvent, len(events))
 	for i, e := range events {
 		if err := keyspace.Stream(e.Stream); err != nil {
-			return nil, fmt.Errorf("event %d: %w", i, err)
+			return g, fmt.Errorf("event %d: %w", i, err)
 		}
 		if err := clientconn.CheckAppend(s.c, keyspace.StreamKey(s.queue, e.Stream), e.Fields); err != nil {
-			return nil, fmt.Errorf("event %d: %w", i, err)
+			return g, fmt.Errorf("event %d: %w", i, err)
 		}
 		if len(e.Tags) == 0 {
-			return nil, &echomq.ArgumentError{Name: "tags", Reason: fmt.Sprintf("event %d has none: an event of a dcb append needs at least one tag (an untagged one is Stream.Append's)", i)}
+			return g, &echomq.ArgumentError{Name: "tags", Reason: fmt.Sprintf("event %d has none: an event of a dcb append needs at least one tag (an untagged one is Stream.Append's)", i)}
 		}
 		tags, joined, err := keyspace.Tags(e.Tags)
 		if err != nil {
-			return nil, &echomq.ArgumentError{Name: "tags", Reason: fmt.Sprintf("event %d: %v", i, err)}
+			return g, &echomq.ArgumentError{Name: "tags", Reason: fmt.Sprintf("event %d: %v", i, err)}
 		}
-		req.Events[i] = wire.DCBEvent{Stream: e.Stream, Tags: tags, Joined: joined, Fields: e.Fields}
+		g.Events[i] = wire.DCBEvent{Stream: e.Stream, Tags: tags, Joined: joined, Fields: e.Fields}
 	}
 	if cond != nil {
 		items, err := cond.Query.wire()
 		if err != nil {
-			return nil, err
+			return g, err
 		}
-		req.Cond, req.After, req.Query = true, cond.After, items
+		g.Cond, g.After, g.Query = true, cond.After, items
 	}
-	return req, nil
+	return g, nil
 }

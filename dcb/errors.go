@@ -7,8 +7,8 @@ import (
 	"github.com/echomq/echomq"
 )
 
-// ErrPosition: a read or a condition started from a position the index
-// cannot answer for: below the floor of a stream it touches (events after
+// ErrPosition means a read or a condition started from a position the
+// index cannot answer for: below the floor of a stream it touches (events after
 // the position were trimmed, with their index entries, by Stream.Trim,
 // retention or an archive cycle), or above the queue's head. It is never
 // treated as "nothing since". See [PositionError].

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/dcb"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/projection"
 )
 
 // exampleStore returns a store of queue "cm" on the embedded engine.
@@ -50,8 +52,7 @@ func ExampleStore_Append() {
 	}
 	guess := dcb.Append{Stream: "guessed", Tags: append(dcb.Tags("player", "PLR1"), game...), Fields: echomq.F("word", "cat")}
 	_, err = s.Append(ctx, []dcb.Append{guess}, &dcb.Condition{Query: q, After: after})
-	var ce *dcb.ConflictError
-	if errors.As(err, &ce) {
+	if ce, ok := errors.AsType[*dcb.ConflictError](err); ok {
 		fmt.Println(errors.Is(err, echomq.ErrConflict), "conflict with", ce.Stream, "at position", ce.Position)
 	}
 	// Output:
@@ -83,7 +84,7 @@ func ExampleStore_Read() {
 	defer client.Close()
 
 	for i, g := range []string{"GAM1", "GAM2", "GAM1"} {
-		ev := dcb.Append{Stream: "guessed", Tags: dcb.Tags("game", g), Fields: echomq.F("n", fmt.Sprint(i))}
+		ev := dcb.Append{Stream: "guessed", Tags: dcb.Tags("game", g), Fields: echomq.F("n", strconv.Itoa(i))}
 		if _, err := s.Append(ctx, []dcb.Append{ev}, nil); err != nil {
 			panic(err)
 		}
@@ -100,4 +101,90 @@ func ExampleStore_Read() {
 	// 1 guessed [game=GAM1] [n 0]
 	// 3 guessed [game=GAM1] [n 2]
 	// next 3 head 3
+}
+
+func ExampleDecide() {
+	ctx := context.Background()
+	s, client := exampleStore()
+	defer client.Close()
+
+	// "A player joins a game once": the state is whether the player's join
+	// is among the query's events.
+	join := func(game, player string) dcb.Decision[*projection.Counts] {
+		tags := dcb.Tags("game", game, "player", player)
+		return dcb.Decision[*projection.Counts]{
+			Query: dcb.Query{{Types: []string{"player-joined"}, Tags: tags}},
+			Fold:  projection.Count(),
+			Decide: func(joins *projection.Counts) ([]dcb.Append, error) {
+				if joins.Total > 0 {
+					return nil, errors.New("already joined")
+				}
+				return []dcb.Append{{Stream: "player-joined", Tags: tags}}, nil
+			},
+		}
+	}
+	got, err := dcb.Decide(ctx, s, join("GAM1", "PLR1"), nil)
+	fmt.Println(len(got), err)
+	_, err = dcb.Decide(ctx, s, join("GAM1", "PLR1"), nil)
+	fmt.Println(err)
+	// Output:
+	// 1 <nil>
+	// already joined
+}
+
+func ExampleStore_Follow() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, client := exampleStore()
+	defer client.Close()
+
+	game := dcb.Tags("game", "GAM1")
+	for _, st := range []string{"game-opened", "guessed", "game-closed"} {
+		if _, err := s.Append(ctx, []dcb.Append{{Stream: st, Tags: game}}, nil); err != nil {
+			panic(err)
+		}
+	}
+	// Follow from a saved position (here 1): the events after it, then
+	// those to come, in queue order.
+	for ev, err := range s.Follow(ctx, dcb.Query{{Tags: game}}, 1, nil) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(ev.Position, ev.Stream)
+		if ev.Stream == "game-closed" {
+			cancel()
+		}
+	}
+	// Output:
+	// 2 guessed
+	// 3 game-closed
+}
+
+// A stream's own appends take tags too (AppendOpts.Tags); every read
+// returns a tagged event's position and tags.
+func Example_streamTags() {
+	ctx := context.Background()
+	s, client := exampleStore()
+	defer client.Close()
+
+	guessed := client.Stream("cm", "guessed")
+	if _, err := guessed.AppendWith(ctx, echomq.F("word", "cat"), &echomq.AppendOpts{Tags: []string{"player=PLR1", "game=GAM1"}}); err != nil {
+		panic(err)
+	}
+	if _, err := guessed.Append(ctx, echomq.F("word", "dog")); err != nil { // untagged
+		panic(err)
+	}
+	evs, err := guessed.Read(ctx, echomq.All, nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, ev := range evs {
+		fmt.Println(ev.Position, ev.Tags, ev.Fields)
+	}
+	found, _, err := s.ReadAll(ctx, dcb.Query{{Tags: []string{"game=GAM1"}}}, 0)
+	fmt.Println(len(found), err)
+	// Output:
+	// 1 [game=GAM1 player=PLR1] [word cat]
+	// 0 [] [word dog]
+	// 1 <nil>
 }

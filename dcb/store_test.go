@@ -2,12 +2,17 @@ package dcb_test
 
 import (
 	"errors"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/dcb"
+	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 func TestAppendRead(t *testing.T) {
@@ -139,4 +144,64 @@ func TestUniqueness(t *testing.T) {
 	require.ErrorIs(t, err, echomq.ErrConflict)
 	bo := dcb.Tags("name", "bo")
 	mustAppend(t, s, &dcb.Condition{Query: dcb.Query{{Types: []string{"name-claimed"}, Tags: bo}}}, ev("name-claimed", bo, "player", "P2"))
+}
+
+// TestGroupCommitRace: concurrent conditional appends of one client share
+// script calls; each is still decided on its own condition, in order, so
+// exactly one claim of a contested name wins and the others name it.
+func TestGroupCommitRace(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t)
+	for round := range 5 {
+		name := dcb.Tags("name", "n"+strconv.Itoa(round))
+		claim := &dcb.Condition{Query: dcb.Query{{Types: []string{"claimed"}, Tags: name}}}
+		var wg sync.WaitGroup
+		results := make([]error, 32)
+		ids := make([]echomq.ID, 32)
+		for i := range results {
+			wg.Go(func() {
+				// Each claims its name and counts itself (disjoint: never conflicts).
+				mine := dcb.Tags("racer", strconv.Itoa(round*100+i))
+				_, err := s.Append(ctx, []dcb.Append{{Stream: "counted", Tags: mine}}, &dcb.Condition{Query: dcb.Query{{Tags: mine}}})
+				if err != nil {
+					results[i] = err
+					return
+				}
+				got, err := s.Append(ctx, []dcb.Append{{Stream: "claimed", Tags: name}}, claim)
+				results[i] = err
+				if err == nil {
+					ids[i] = got[0].ID
+				}
+			})
+		}
+		echomqtest.Join(t, &wg, time.Minute, "the claims")
+		var winner echomq.ID
+		for i, err := range results {
+			if err == nil {
+				require.True(t, winner.IsZero(), "two winners")
+				winner = ids[i]
+			}
+		}
+		require.False(t, winner.IsZero())
+		for _, err := range results {
+			if err != nil {
+				ce, ok := errors.AsType[*dcb.ConflictError](err)
+				require.True(t, ok, "%v", err)
+				require.Equal(t, winner, ce.ID)
+			}
+		}
+	}
+}
+
+func TestWrongTypeStream(t *testing.T) {
+	t.Parallel()
+	s, c := setup(t)
+	_, err := rawcmd.Do(ctx, c, "SET", c.Stream(s.Queue(), "bad").Key(), "x")
+	require.NoError(t, err)
+	_, err = s.Append(ctx, []dcb.Append{ev("bad", dcb.Tags("k", "v"))}, nil)
+	require.ErrorIs(t, err, echomq.ErrWrongType)
+	mustAppend(t, s, nil, ev("good", dcb.Tags("k", "v")))
+	h, err := s.Head(ctx)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), h)
 }

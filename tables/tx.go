@@ -201,6 +201,26 @@ func (tx *Tx) Delete(table, key string) error {
 // of the engine's clock, never moving the minter). The first attempt costs
 // no extra round trip.
 func (tx *Tx) Append(ctx context.Context, stream string, f echomq.Fields) (echomq.ID, error) {
+	return tx.appendTagged(ctx, stream, f, nil)
+}
+
+// AppendTagged is [Tx.Append] of a tagged event (package dcb): at the
+// commit it gets the queue's next position and enters the queue's tag
+// index, in the commit's one script. Tags are "key=value" as for
+// echomq.AppendOpts.Tags (at least one); a bad tag is an
+// [*echomq.ArgumentError] before any I/O.
+func (tx *Tx) AppendTagged(ctx context.Context, stream string, f echomq.Fields, tags []string) (echomq.ID, error) {
+	if len(tags) == 0 {
+		return echomq.ID{}, opError("tx append", stream, &echomq.ArgumentError{Name: "tags", Reason: "none: a tagged append needs at least one"})
+	}
+	return tx.appendTagged(ctx, stream, f, tags)
+}
+
+func (tx *Tx) appendTagged(ctx context.Context, stream string, f echomq.Fields, tags []string) (echomq.ID, error) {
+	canon, joined, err := keyspace.Tags(tags)
+	if err != nil {
+		return echomq.ID{}, opError("tx append", stream, &echomq.ArgumentError{Name: "tags", Reason: err.Error()})
+	}
 	s := tx.c.Stream(tx.queue, stream)
 	if err := s.Err(); err != nil {
 		return echomq.ID{}, opError("tx append", stream, err)
@@ -226,7 +246,11 @@ func (tx *Tx) Append(ctx context.Context, stream string, f echomq.Fields) (echom
 	}
 	id := minted.(echomq.ID)
 	tx.floor[s.Key()] = id.EntryID()
-	tx.ops = append(tx.ops, wire.XAddOp(s.Key(), id.EntryID().String(), id.String(), f))
+	if len(canon) > 0 {
+		tx.ops = append(tx.ops, wire.XAddTaggedOp(s.Key(), keyspace.DCBPrefix(tx.queue), stream, id.EntryID().String(), id.String(), canon, joined, f))
+	} else {
+		tx.ops = append(tx.ops, wire.XAddOp(s.Key(), id.EntryID().String(), id.String(), f))
+	}
 	if len(tx.hooks) > 0 {
 		tx.sent = append(tx.sent, txAppend{s: s, id: id, start: time.Now()})
 	}

@@ -39,3 +39,10 @@ var AppendTiming func(client any) (maxSkewMs, leadMs, dedupeMs int64)
 // (its receipt, tags, position and payload). The root package sets it in
 // its init.
 var DecodeEvent func(e wire.Entry) (any, error)
+
+// DCBAppend appends one group of tagged events of queue (with its
+// condition) through the client's group committer of the queue, which
+// shares one script call among concurrent groups. It returns the group's
+// result and the engine's clock (Unix µs) of the call. The root package
+// sets it in its init.
+var DCBAppend func(ctx context.Context, client any, queue string, g wire.DCBGroup) (wire.DCBResult, int64, error)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/valkey-io/valkey-go"
 )
@@ -26,6 +27,9 @@ type dcbSrc struct {
 	src string
 }
 
+// dcbScript is the dcb prelude and the body of script name; the append
+// script also chooses ids, with the id law's arithmetic of
+// ids_prelude.lua (the append script's own).
 func dcbScript(name string) dcbSrc {
 	prelude, err := dcbLua.ReadFile("lua/dcb_prelude.lua")
 	if err != nil {
@@ -36,6 +40,9 @@ func dcbScript(name string) dcbSrc {
 		panic(err)
 	}
 	src := string(prelude) + "\n" + string(body)
+	if name == "append" {
+		src = idsPreludeSrc + "\n" + src
+	}
 	return dcbSrc{Script: NewScript(src), src: src}
 }
 
@@ -83,18 +90,25 @@ type DCBEvent struct {
 	Fields []string
 }
 
-// DCBAppendReq is one call of the dcb append script.
+// DCBGroup is one group of a dcb append call: events written atomically,
+// on the condition (Cond) that no event matching Query lies above After.
+type DCBGroup struct {
+	Cond   bool
+	After  uint64
+	Query  []DCBItem
+	Events []DCBEvent
+}
+
+// DCBAppendReq is one call of the dcb append script: groups decided in
+// order, each on its own condition.
 type DCBAppendReq struct {
 	Keys      DCBKeys
-	IdemKey   string // "" none
+	IdemKey   string // "" none; a single group only
 	WindowMs  int64
-	Expect    string // "" none, ExpectEmpty, or the first stream's top entry id
+	Expect    string // "" none, ExpectEmpty, or the first stream's top entry id; a single group only
 	MaxSkewMs int64
 	LeadMs    int64
-	Cond      bool // a condition: no event matching Query above After
-	After     uint64
-	Query     []DCBItem
-	Events    []DCBEvent
+	Groups    []DCBGroup
 }
 
 // Outcomes of the dcb scripts.
@@ -105,19 +119,19 @@ const (
 	DCBDup      = "dup"
 	DCBTop      = "top"
 	DCBSkew     = "skew"
+	DCBErr      = "err"
 )
 
-// DCBAppended is one appended event of a [DCBAppendReply].
+// DCBAppended is one appended event of a [DCBResult].
 type DCBAppended struct {
 	Receipt  string
 	EntryID  string
 	Position uint64
 }
 
-// DCBAppendReply is the append script's answer.
-type DCBAppendReply struct {
+// DCBResult is the outcome of one group.
+type DCBResult struct {
 	Status   string
-	EngineUs int64
 	Appended []DCBAppended // ok
 	// conflict: the first event matching the condition; position: the
 	// refused bound ("ahead": the head, Stream ""; "floor": the stream's
@@ -129,6 +143,13 @@ type DCBAppendReply struct {
 	Stored   string // dup: the receipts of the first append, concatenated
 	Top      string // top: the stream's top entry id, "" when empty
 	SkewMs   int64  // skew: the top's instant
+	Err      string // err: the engine's error for a stream of the group
+}
+
+// DCBAppendReply is the append script's answer: one result per group.
+type DCBAppendReply struct {
+	EngineUs int64
+	Results  []DCBResult
 }
 
 // DCBAppend runs the dcb append script.
@@ -137,20 +158,30 @@ func (w *Conn) DCBAppend(ctx context.Context, r *DCBAppendReq) (DCBAppendReply, 
 	if r.IdemKey != "" {
 		keys = append(keys, r.IdemKey)
 	}
-	args := make([]string, 0, 16+len(r.Events)*8)
-	args = append(args, r.Keys.Prefix, itoa(r.MaxSkewMs), itoa(r.LeadMs), "-1")
-	if r.Cond {
-		args = append(args, strconv.FormatUint(r.After, 10))
-		args = appendQuery(args, r.Query)
-	} else {
-		args = append(args, "")
+	n := 8
+	for _, g := range r.Groups {
+		n += 2 + 4*len(g.Query)
+		for _, e := range g.Events {
+			n += 4 + len(e.Tags) + len(e.Fields)
+		}
 	}
-	args = append(args, itoa(max(r.WindowMs, 1)), r.Expect, strconv.Itoa(len(r.Events)))
-	for _, e := range r.Events {
-		args = append(args, e.Stream, strconv.Itoa(len(e.Tags)))
-		args = append(args, e.Tags...)
-		args = append(args, e.Joined, strconv.Itoa(len(e.Fields)))
-		args = append(args, e.Fields...)
+	args := make([]string, 0, n)
+	args = append(args, r.Keys.Prefix, itoa(r.MaxSkewMs), itoa(r.LeadMs), "-1",
+		itoa(max(r.WindowMs, 1)), r.Expect, strconv.Itoa(len(r.Groups)))
+	for _, g := range r.Groups {
+		if g.Cond {
+			args = append(args, strconv.FormatUint(g.After, 10))
+			args = appendQuery(args, g.Query)
+		} else {
+			args = append(args, "")
+		}
+		args = append(args, strconv.Itoa(len(g.Events)))
+		for _, e := range g.Events {
+			args = append(args, e.Stream, strconv.Itoa(len(e.Tags)))
+			args = append(args, e.Tags...)
+			args = append(args, e.Joined, strconv.Itoa(len(e.Fields)))
+			args = append(args, e.Fields...)
+		}
 	}
 	arr, err := dcbAppendLua.s.Exec(ctx, w.c, keys, args).ToArray()
 	if err != nil {
@@ -161,47 +192,64 @@ func (w *Conn) DCBAppend(ctx context.Context, r *DCBAppendReq) (DCBAppendReply, 
 
 func decodeDCBAppend(arr []valkey.ValkeyMessage) (DCBAppendReply, error) {
 	var rep DCBAppendReply
-	if len(arr) < 1 {
-		return rep, errors.New("echomq: decode dcb append reply: empty")
-	}
-	rep.Status = laneStr(arr[0])
-	if rep.Status == DCBPosition {
-		return rep, decodePosition(&rep.Kind, &rep.Stream, &rep.Position, arr)
-	}
-	if len(arr) < 3 {
+	if len(arr) < 2 {
 		return rep, fmt.Errorf("echomq: decode dcb append reply: %d elements", len(arr))
 	}
-	rep.EngineUs = laneNum(arr[1])*1_000_000 + laneNum(arr[2])
-	rest := arr[3:]
-	switch rep.Status {
-	case DCBOK:
-		if len(rest)%3 != 0 {
-			return rep, fmt.Errorf("echomq: decode dcb append reply: %d elements", len(arr))
+	sec, err1 := strconv.ParseInt(laneStr(arr[0]), 10, 64)
+	usec, err2 := strconv.ParseInt(laneStr(arr[1]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return rep, fmt.Errorf("echomq: decode dcb append reply: engine time %q %q", laneStr(arr[0]), laneStr(arr[1]))
+	}
+	rep.EngineUs = sec*1_000_000 + usec
+	rep.Results = make([]DCBResult, len(arr)-2)
+	for i := range rep.Results {
+		res, err := arr[i+2].ToArray()
+		if err != nil {
+			return rep, fmt.Errorf("echomq: decode dcb append reply: %w", err)
 		}
-		rep.Appended = make([]DCBAppended, len(rest)/3)
-		for i := range rep.Appended {
-			rep.Appended[i] = DCBAppended{Receipt: laneStr(rest[3*i]), EntryID: laneStr(rest[3*i+1]), Position: uint64(laneNum(rest[3*i+2]))}
+		if rep.Results[i], err = decodeDCBResult(res); err != nil {
+			return rep, err
 		}
-	case DCBConflict:
-		if len(rest) != 3 {
-			return rep, errors.New("echomq: decode dcb append reply: conflict without its event")
-		}
-		rep.Stream, rep.EntryID = laneStr(rest[0]), laneStr(rest[1])
-		rep.Position = parseUint(laneStr(rest[2]))
-	case DCBDup, DCBTop:
-		if len(rest) != 1 {
-			return rep, fmt.Errorf("echomq: decode dcb append reply: %s without its value", rep.Status)
-		}
-		rep.Stored, rep.Top = laneStr(rest[0]), laneStr(rest[0])
-	case DCBSkew:
-		if len(rest) != 1 {
-			return rep, errors.New("echomq: decode dcb append reply: skew without instant")
-		}
-		rep.SkewMs = int64(parseUint(laneStr(rest[0])))
-	default:
-		return rep, fmt.Errorf("echomq: decode dcb append reply: status %q", rep.Status)
 	}
 	return rep, nil
+}
+
+func decodeDCBResult(arr []valkey.ValkeyMessage) (DCBResult, error) {
+	var res DCBResult
+	if len(arr) < 1 {
+		return res, errors.New("echomq: decode dcb append result: empty")
+	}
+	res.Status = laneStr(arr[0])
+	rest := arr[1:]
+	want := map[string]int{DCBConflict: 3, DCBPosition: 3, DCBDup: 1, DCBTop: 1, DCBSkew: 1, DCBErr: 1}
+	if n, ok := want[res.Status]; ok && len(rest) != n {
+		return res, fmt.Errorf("echomq: decode dcb append result: %s with %d elements", res.Status, len(rest))
+	}
+	switch res.Status {
+	case DCBOK:
+		if len(rest)%3 != 0 {
+			return res, fmt.Errorf("echomq: decode dcb append result: %d elements", len(arr))
+		}
+		res.Appended = make([]DCBAppended, len(rest)/3)
+		for i := range res.Appended {
+			res.Appended[i] = DCBAppended{Receipt: laneStr(rest[3*i]), EntryID: laneStr(rest[3*i+1]), Position: uint64(laneNum(rest[3*i+2]))}
+		}
+	case DCBConflict:
+		res.Stream, res.EntryID, res.Position = laneStr(rest[0]), laneStr(rest[1]), parseUint(laneStr(rest[2]))
+	case DCBPosition:
+		res.Kind, res.Stream, res.Position = laneStr(rest[0]), laneStr(rest[1]), parseUint(laneStr(rest[2]))
+	case DCBDup:
+		res.Stored = laneStr(rest[0])
+	case DCBTop:
+		res.Top = laneStr(rest[0])
+	case DCBSkew:
+		res.SkewMs = int64(parseUint(laneStr(rest[0])))
+	case DCBErr:
+		res.Err = laneStr(rest[0])
+	default:
+		return res, fmt.Errorf("echomq: decode dcb append result: status %q", res.Status)
+	}
+	return res, nil
 }
 
 func decodePosition(kind, stream *string, pos *uint64, arr []valkey.ValkeyMessage) error {
@@ -278,4 +326,16 @@ func (w *Conn) DCBReadQuery(ctx context.Context, r *DCBReadReq) (DCBReadReply, e
 		}
 	}
 	return rep, nil
+}
+
+// ScriptError is the error of an engine reply a script caught and
+// returned as text (a dcb append's group whose stream holds another
+// type): a [*ServerError], matching ErrWrongType and the like as the reply
+// itself would.
+func ScriptError(msg string) error {
+	prefix, _, _ := strings.Cut(msg, " ")
+	if !isPrefix(prefix) {
+		prefix, msg = "ERR", "ERR "+msg
+	}
+	return &ServerError{Prefix: prefix, Message: msg}
 }

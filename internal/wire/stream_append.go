@@ -11,7 +11,14 @@ import (
 )
 
 //go:embed lua/stream_append.lua
-var streamAppendSrc string
+var streamAppendBody string
+
+//go:embed lua/ids_prelude.lua
+var idsPreludeSrc string
+
+// streamAppendSrc is the append script: the id law's arithmetic
+// (ids_prelude.lua, shared with the dcb append script), then its body.
+var streamAppendSrc = idsPreludeSrc + "\n" + streamAppendBody
 
 // streamAppendLua appends records with engine-arbitrated ids, idempotency
 // keys and an expected top, all in one script on the stream's slot.

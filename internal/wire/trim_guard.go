@@ -8,11 +8,26 @@ import (
 )
 
 //go:embed lua/trim_guard.lua
-var guardedTrimSrc string
+var guardedTrimBody string
 
-// guardedTrimLua: KEYS stream, watermark cache, archiver lease; ARGV
-// strategy, "~"|"=", threshold, force ("0"|"1"), the watermark the caller
-// read ("" for none), its entry id. The check and the trim are one step,
+//go:embed lua/dcb_unindex.lua
+var dcbUnindexSrc string
+
+//go:embed lua/dcb_trim.lua
+var dcbTrimBody string
+
+// guardedTrimSrc is the guard after the index upkeep of dcb_unindex.lua.
+var guardedTrimSrc = dcbUnindexSrc + "\n" + guardedTrimBody
+
+// dcbTrimLua is an exact trim that keeps the queue's tag index in step.
+var dcbTrimLua = NewScript(dcbUnindexSrc + "\n" + dcbTrimBody)
+
+// guardedTrimLua: KEYS stream, watermark cache, archiver lease, the
+// queue's tagged types set and floor hash; ARGV strategy, "~"|"=",
+// threshold, force ("0"|"1"), the watermark the caller read ("" for none),
+// its entry id, the queue's key prefix, the stream name. A stream holding
+// tagged events loses the index entries of what the trim removes in the
+// same script (and is trimmed exactly). The check and the trim are one step,
 // so no archive cycle can slip between them.
 //
 // Unforced: a watermark or a lease refuses the trim. Forced: the caller
@@ -39,7 +54,7 @@ type TrimGuard struct {
 // (archived holds a watermark, or lease exists), or with force even then,
 // counting the unarchived entries it removes. w is the watermark the
 // caller read and wEntry its entry id (both "" when absent).
-func (w *Conn) GuardedTrim(ctx context.Context, stream, archived, lease, strategy string, exact bool, threshold string, force bool, wm, wEntry string) (TrimGuard, error) {
+func (w *Conn) GuardedTrim(ctx context.Context, stream, archived, lease string, ix TrimIndex, strategy string, exact bool, threshold string, force bool, wm, wEntry string) (TrimGuard, error) {
 	op, f := "~", "0"
 	if exact {
 		op = "="
@@ -50,7 +65,7 @@ func (w *Conn) GuardedTrim(ctx context.Context, stream, archived, lease, strateg
 	if wEntry == "" {
 		wEntry = "0-0"
 	}
-	r, err := w.Run(ctx, guardedTrimLua, []string{stream, archived, lease}, []string{strategy, op, threshold, f, wm, wEntry})
+	r, err := w.Run(ctx, guardedTrimLua, []string{stream, archived, lease, ix.Types, ix.Floor}, []string{strategy, op, threshold, f, wm, wEntry, ix.Prefix, ix.Name})
 	if err != nil {
 		return TrimGuard{}, err
 	}
@@ -94,4 +109,26 @@ func toInt64(v any) (int64, bool) {
 		return n, err == nil
 	}
 	return 0, false
+}
+
+// TrimIndex names the tag index a trim of one stream keeps in step: the
+// queue's key prefix, tagged types set and floor hash, and the stream's
+// name.
+type TrimIndex struct {
+	Prefix, Types, Floor, Name string
+}
+
+// IndexedTrim trims stream exactly (XTRIM <strategy> = <threshold>) and
+// removes the index entries of the tagged events it removes, raising the
+// stream's floor, in one script. It returns how many entries it removed.
+func (w *Conn) IndexedTrim(ctx context.Context, stream string, ix TrimIndex, strategy, threshold string) (int64, error) {
+	r, err := w.Run(ctx, dcbTrimLua, []string{stream, ix.Types, ix.Floor}, []string{ix.Prefix, ix.Name, strategy, threshold})
+	if err != nil {
+		return 0, err
+	}
+	n, ok := toInt64(r)
+	if !ok {
+		return 0, fmt.Errorf("echomq: decode indexed trim reply %T", r)
+	}
+	return n, nil
 }

@@ -39,6 +39,17 @@ func XAddOp(key, entryID, receipt string, pairs []string) Op {
 	return Op{kind: 'x', key: key, args: append(args, pairs...)}
 }
 
+// XAddTaggedOp appends a tagged event (package dcb) of stream name, whose
+// queue's keys begin with prefix: the commit gives it the queue's next
+// position and indexes it under each of tags (canonical; joined as the
+// entry stores them), as the dcb append script does.
+func XAddTaggedOp(key, prefix, name, entryID, receipt string, tags []string, joined string, pairs []string) Op {
+	args := make([]string, 0, 6+len(tags)+len(pairs))
+	args = append(args, entryID, receipt, joined, prefix, name, strconv.Itoa(len(tags)))
+	args = append(args, tags...)
+	return Op{kind: 'T', key: key, args: append(args, pairs...)}
+}
+
 //go:embed lua/tx_commit.lua
 var commitScriptSrc string
 

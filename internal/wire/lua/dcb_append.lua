@@ -1,19 +1,24 @@
--- dcb_append: append tagged events to one or several streams of a queue,
--- atomically, on the condition that no event matching a query lies above a
--- position; index them and give each the queue's next position.
+-- dcb_append: append groups of tagged events to the streams of a queue,
+-- each group atomically and on its own condition (no event matching a
+-- query above a position); index the events and give each the queue's next
+-- position. Groups are decided in order, each seeing the groups before it,
+-- as if each were its own call: concurrent appends of one queue share a
+-- call (group commit) to spread the call's cost.
 --
--- KEYS[5] (optional) the idempotency key. ARGV (after the prelude's
--- ARGV[1]): max skew ms, lead ms, the writer's node, the condition ('' none,
--- else the position, followed by the query), then the idempotency window
--- ms, the expected top of the first event's stream ('' none, '-' empty,
--- else an entry id), the event count, and per event: stream, tag count,
--- tags, the tags joined as stored, field count, fields.
+-- KEYS[5] (optional, with a single group) the idempotency key. ARGV (after
+-- the prelude's ARGV[1]): max skew ms, lead ms, the writer's node, the
+-- idempotency window ms, the expected top of the first event's stream ('',
+-- '-' empty, else an entry id; a single group only), the group count; per
+-- group: the condition ('' none, else the position, followed by the query),
+-- the event count, and per event: stream, tag count, tags, the tags joined
+-- as stored, field count, fields.
 --
--- Replies: {'ok', sec, usec, receipt, entry id, position, …};
--- {'conflict', sec, usec, stream, entry id, position} (the first event
--- matching the condition); {'position', 'ahead'|'floor', stream, bound};
--- {'dup', sec, usec, receipts}; {'top', sec, usec, top entry id or ''};
--- {'skew', sec, usec, instant ms}.
+-- Reply: {sec, usec, result per group}, a result being {'ok', receipt,
+-- entry id, position, …}; {'conflict', stream, entry id, position} (the
+-- first event matching the condition); {'position', 'ahead'|'floor',
+-- stream, bound}; {'dup', receipts}; {'top', top entry id or ''};
+-- {'skew', instant ms}; {'err', message} (a stream of the group holds
+-- another type). A refused group writes nothing.
 --
 -- Ids: each event gets the engine's next id of the queue's engine id cell
 -- (node 1023, never leased to a writer), above its stream's top and not
@@ -21,8 +26,8 @@
 -- chooses (docs/keyspace.md, "Ids under many writers"); the receipt is the
 -- id's A1 image. No writer mints in that space and a cell never repeats, so
 -- no receipt is handed out twice in the queue.
-local EPOCH, TAILMAX = 1704067200000, 4194303
-local ALPHA = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+-- The id law's arithmetic (receipt, split, last_generated, engine_cell,
+-- cell_id) comes from ids_prelude.lua, shared with stream_append.lua.
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 local sub, find, floor = string.sub, string.find, math.floor
 
@@ -32,52 +37,33 @@ local now = tonumber(sec) * 1000 + floor(tonumber(usec) / 1000)
 local door, lead = now + tonumber(ARGV[2]), tonumber(ARGV[3])
 local writer = ARGV[4]
 
-local a = 6
-if ARGV[5] ~= '' then
-  local from = tonumber(ARGV[5])
-  local items
-  items, a = parse_query(6)
-  local head, refusal = check_position(items, from)
-  if not head then return refusal end
-  local evs = query(items, from, 1, HUGE)
-  if evs[1] then return {'conflict', sec, usec, evs[1][1], evs[1][2], num(evs[1][3])} end
-end
-local window, expect, n = ARGV[a], ARGV[a + 1], tonumber(ARGV[a + 2])
-a = a + 3
-
+local window, expect, G = ARGV[5], ARGV[6], tonumber(ARGV[7])
 if KEYS[5] then
   local v = call('GET', KEYS[5])
-  if v then return {'dup', sec, usec, v} end
+  if v then return {sec, usec, {'dup', v}} end
 end
 
-local function split(eid)
-  local dash = find(eid, '-', 1, true)
-  return tonumber(sub(eid, 1, dash - 1)), tonumber(sub(eid, dash + 1))
-end
-
--- receipt: the branded receipt of the A1 entry id (ms, tail), as in
--- stream_append.lua.
-local function receipt(ms, tail)
-  local hi, lo, r, x = ms - EPOCH, tail
-  local d = {}
-  for i = 1, 11 do
-    r = hi % 62
-    hi = (hi - r) / 62
-    x = r * 4194304 + lo
-    r = x % 62
-    lo = (x - r) / 62
-    d[12 - i] = sub(ALPHA, r + 1, r + 1)
+-- Parse every group first.
+local groups, a = {}, 8
+for gi = 1, G do
+  local grp = {evs = {}}
+  if ARGV[a] ~= '' then
+    grp.from = tonumber(ARGV[a])
+    grp.items, a = parse_query(a + 1)
+  else
+    a = a + 1
   end
-  return 'EVT' .. table.concat(d)
-end
-
-local function last_generated(key)
-  if call('EXISTS', key) == 0 then return '0-0' end
-  local info = call('XINFO', 'STREAM', key)
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then return info[i + 1] end
+  local n = tonumber(ARGV[a])
+  a = a + 1
+  for i = 1, n do
+    local st, ng = ARGV[a], tonumber(ARGV[a + 1])
+    local tags = {unpack(ARGV, a + 2, a + 1 + ng)}
+    local joined, nf = ARGV[a + 2 + ng], tonumber(ARGV[a + 3 + ng])
+    local f0 = a + 4 + ng
+    grp.evs[i] = {st, tags, joined, f0, nf}
+    a = f0 + nf
   end
-  return '0-0'
+  groups[gi] = grp
 end
 
 local function top(key)
@@ -88,87 +74,102 @@ local function top(key)
 end
 
 -- choose: the engine's next id above the top (ms, tail) and not before
--- the clock, from the cell's near region ('n', sequences 0..2047) or, for
--- a top further ahead than lead, its ahead region ('a', 2048..4095): the
--- regions and cells of stream_append.lua's choose.
-local ENGINE, HALF = 4190208, 2048
+-- the clock, from the cell's near region ('n') or, for a top further ahead
+-- than lead, its ahead region ('a'): stream_append.lua's choice.
 local cells
 local function choose(tms, ttail)
   if not cells then
     local r = call('HMGET', CELL, 'n', 'a')
     cells = {n = tonumber(r[1] or '0'), a = tonumber(r[2] or '0')}
   end
-  local tail = math.min(ttail, TAILMAX)
-  local tseq = tail >= ENGINE and tail - ENGINE or -1
   local region = tms > now + lead and 'a' or 'n'
-  local c = math.max(cells[region] + 1, (math.max(now, tms) - EPOCH) * HALF)
-  if region == 'n' then
-    if tseq >= HALF then
-      c = math.max(c, (tms + 1 - EPOCH) * HALF)
-    elseif tseq >= 0 then
-      c = math.max(c, (tms - EPOCH) * HALF + tseq + 1)
-    end
-  elseif tseq >= HALF then
-    c = math.max(c, (tms - EPOCH) * HALF + tseq - HALF + 1)
-  end
+  local c = engine_cell(cells[region], region, now, tms, ttail)
   cells[region] = c
   cells['d' .. region] = true
-  local k = c % HALF
-  return (c - k) / HALF + EPOCH, ENGINE + (region == 'a' and HALF or 0) + k
+  return cell_id(c, region)
 end
 
--- Read every target stream's top first: a refusal (expected top, skew)
--- must come before anything is written.
-local evs, tops = {}, {}
-for i = 1, n do
-  local st, ng = ARGV[a], tonumber(ARGV[a + 1])
-  local tags = {unpack(ARGV, a + 2, a + 1 + ng)}
-  local joined, nf = ARGV[a + 2 + ng], tonumber(ARGV[a + 3 + ng])
-  local f0 = a + 4 + ng
-  evs[i] = {st, tags, joined, f0, nf}
-  a = f0 + nf
-  if not tops[st] then
-    local key = skey(st)
-    local last, ms, tail = top(key)
-    if i == 1 and expect ~= '' and ((expect == '-' and last ~= nil) or (expect ~= '-' and last ~= expect)) then
-      return {'top', sec, usec, last or ''}
+-- Read every target stream's top before anything is written: a stream of
+-- another type refuses its groups only.
+local tops = {}
+for _, grp in ipairs(groups) do
+  for _, e in ipairs(grp.evs) do
+    local st = e[1]
+    if not tops[st] then
+      local ok, last, ms, tail = pcall(top, skey(st))
+      if ok then
+        tops[st] = {ms, tail, last = last or ''}
+      else
+        tops[st] = {err = type(last) == 'table' and last.err or tostring(last)}
+      end
     end
-    if ms > door then return {'skew', sec, usec, num(ms)} end
-    tops[st] = {ms, tail}
   end
 end
 
-local out, receipts = {'ok', sec, usec}, {}
-for _, e in ipairs(evs) do
-  local st, tags, joined, f0, nf = e[1], e[2], e[3], e[4], e[5]
-  local key, tp = skey(st), tops[st]
-  local pos = call('INCR', POS)
-  local ms, tail, eid, rc
-  for try = 1, 2 do
-    ms, tail = choose(tp[1], tp[2])
-    eid, rc = num(ms) .. '-' .. num(tail), receipt(ms, tail)
-    local r = redis.pcall('XADD', key, eid, 'id', rc, '@pos', pos, '@tags', joined, unpack(ARGV, f0, f0 + nf - 1))
-    if type(r) ~= 'table' or not r.err then break end
-    -- Refused, nothing written: the last entry was deleted and XADD
-    -- compares with the last generated id. Choose above that once more.
-    if try == 2 or not find(r.err, NONMONO, 1, true) then return r end
-    tp[1], tp[2] = split(last_generated(key))
+-- decide returns the refusal of a group, or nil to write it.
+local function decide(gi, grp)
+  for _, e in ipairs(grp.evs) do
+    local tp = tops[e[1]]
+    if tp.err then return {'err', tp.err} end
   end
-  for _, g in ipairs(tags) do call('ZADD', ixkey(st, g), pos, eid) end
-  if not tp.typed then
-    call('SADD', TYPES, st)
-    tp.typed = true
+  if grp.from then
+    local head, refusal = check_position(grp.items, grp.from)
+    if not head then return refusal end
+    local evs = query(grp.items, grp.from, 1, HUGE)
+    if evs[1] then return {'conflict', evs[1][1], evs[1][2], num(evs[1][3])} end
   end
-  tp[1], tp[2] = ms, tail
-  out[#out + 1] = rc
-  out[#out + 1] = eid
-  out[#out + 1] = pos
-  receipts[#receipts + 1] = rc
+  if gi == 1 and G == 1 and expect ~= '' then
+    local last = tops[grp.evs[1][1]].last
+    if (expect == '-' and last ~= '') or (expect ~= '-' and last ~= expect) then return {'top', last} end
+  end
+  for _, e in ipairs(grp.evs) do
+    local ms = tops[e[1]][1]
+    if ms > door then return {'skew', num(ms)} end
+  end
+  return nil
+end
+
+local out, receipts, wrote = {sec, usec}, {}, false
+for gi, grp in ipairs(groups) do
+  local res = decide(gi, grp)
+  if not res then
+    res = {'ok'}
+    local pos = call('INCRBY', POS, #grp.evs) - #grp.evs
+    head_v = pos + #grp.evs
+    for _, e in ipairs(grp.evs) do
+      local st, tags, joined, f0, nf = e[1], e[2], e[3], e[4], e[5]
+      local key, tp = skey(st), tops[st]
+      pos = pos + 1
+      local ms, tail, eid, rc
+      for try = 1, 2 do
+        ms, tail = choose(tp[1], tp[2])
+        eid, rc = num(ms) .. '-' .. num(tail), receipt(ms, tail)
+        local r = redis.pcall('XADD', key, eid, 'id', rc, '@pos', pos, '@tags', joined, unpack(ARGV, f0, f0 + nf - 1))
+        if type(r) ~= 'table' or not r.err then break end
+        -- Refused, nothing written: the last entry was deleted and XADD
+        -- compares with the last generated id. Choose above that once more.
+        if try == 2 or not find(r.err, NONMONO, 1, true) then return r end
+        tp[1], tp[2] = split(last_generated(key))
+      end
+      for _, g in ipairs(tags) do call('ZADD', ixkey(st, g), pos, eid) end
+      if not tp.typed then
+        call('SADD', TYPES, st)
+        tp.typed = true
+      end
+      tp[1], tp[2], tp.last = ms, tail, eid
+      res[#res + 1] = rc
+      res[#res + 1] = eid
+      res[#res + 1] = pos
+      receipts[#receipts + 1] = rc
+    end
+    wrote = true
+  end
+  out[#out + 1] = res
 end
 for _, region in ipairs({'n', 'a'}) do
   if cells and cells['d' .. region] then
     call('HSET', CELL, region, num(cells[region]), 'w' .. region, writer)
   end
 end
-if KEYS[5] then call('SET', KEYS[5], table.concat(receipts), 'PX', window) end
+if KEYS[5] and wrote then call('SET', KEYS[5], table.concat(receipts), 'PX', window) end
 return out

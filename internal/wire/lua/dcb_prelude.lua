@@ -16,13 +16,12 @@ local function ixkey(t, tag) return QP .. 'dcb:ix:' .. t .. ':' .. tag end
 local function num(n) return string.format('%.0f', n) end
 
 -- parse_query reads a query from ARGV at a: the item count, then per item
--- the type count, the types, the tag count, the tags. An item without
--- types covers every tagged type of the queue. It returns the items and
--- the index after the query.
+-- the type count, the types, the tag count, the tags. It returns the items
+-- and the index after the query.
 local function parse_query(a)
   local n = tonumber(ARGV[a])
   a = a + 1
-  local items, all = {}, nil
+  local items = {}
   for i = 1, n do
     local nt = tonumber(ARGV[a])
     local types = {unpack(ARGV, a + 1, a + nt)}
@@ -30,13 +29,32 @@ local function parse_query(a)
     local ng = tonumber(ARGV[a])
     local tags = {unpack(ARGV, a + 1, a + ng)}
     a = a + ng + 1
-    if nt == 0 then
-      all = all or call('SMEMBERS', TYPES)
-      types = all
-    end
-    items[i] = {types = types, tags = tags}
+    items[i] = {types = nt > 0 and types or false, tags = tags}
   end
   return items, a
+end
+
+-- item_types returns the types an item covers: its own, or (none given)
+-- every tagged type of the queue as it is now (an append earlier in the
+-- same call may have added one).
+local function item_types(it)
+  return it.types or call('SMEMBERS', TYPES)
+end
+
+-- The head (the last position given) and the floors, read once per call:
+-- the append script moves head_v along as it gives positions; floors is
+-- false when no stream of the queue was ever trimmed (the common case:
+-- one HLEN instead of an HGET per type).
+local head_v, floors
+local function head()
+  if not head_v then head_v = tonumber(call('GET', POS) or '0') end
+  return head_v
+end
+local function floor_of(t)
+  if floors == nil then floors = call('HLEN', FLOOR) > 0 and {} end
+  if not floors then return nil end
+  if floors[t] == nil then floors[t] = call('HGET', FLOOR, t) or false end
+  return floors[t]
 end
 
 -- check_position refuses a position the index cannot answer for: above
@@ -44,15 +62,15 @@ end
 -- the floor of a stream the query touches (events after it were trimmed
 -- with their index entries). It returns the head, or nil and the reply.
 local function check_position(items, from)
-  local head = tonumber(call('GET', POS) or '0')
-  if from > head then return nil, {'position', 'ahead', '', num(head)} end
+  local h = head()
+  if from > h then return nil, {'position', 'ahead', '', num(h)} end
   for _, it in ipairs(items) do
-    for _, t in ipairs(it.types) do
-      local f = call('HGET', FLOOR, t)
+    for _, t in ipairs(item_types(it)) do
+      local f = floor_of(t)
       if f and tonumber(f) > from then return nil, {'position', 'floor', t, f} end
     end
   end
-  return head
+  return h
 end
 
 -- scan_source returns the events of type t carrying every tag of tags with
@@ -62,12 +80,16 @@ end
 -- position through which the source was examined (HUGE when exhausted).
 local function scan_source(t, tags, from, want, budget)
   local keys, best, bestn = {}, 1, nil
-  for i, g in ipairs(tags) do
-    local k = ixkey(t, g)
-    keys[i] = k
-    local n = call('ZCARD', k)
-    if n == 0 then return {}, HUGE end
-    if not bestn or n < bestn then best, bestn = i, n end
+  if #tags == 1 then
+    keys[1] = ixkey(t, tags[1]) -- nothing to choose: no ZCARD
+  else
+    for i, g in ipairs(tags) do
+      local k = ixkey(t, g)
+      keys[i] = k
+      local n = call('ZCARD', k)
+      if n == 0 then return {}, HUGE end
+      if not bestn or n < bestn then best, bestn = i, n end
+    end
   end
   local out, through, scanned = {}, from, 0
   while true do
@@ -101,7 +123,7 @@ end
 local function query(items, from, want, budget)
   local all, seen, horizon = {}, {}, HUGE
   for _, it in ipairs(items) do
-    for _, t in ipairs(it.types) do
+    for _, t in ipairs(item_types(it)) do
       local m, through = scan_source(t, it.tags, from, want, budget)
       if through < horizon then horizon = through end
       for _, e in ipairs(m) do

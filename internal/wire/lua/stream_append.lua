@@ -32,9 +32,9 @@
 -- feeds the garbage collector). The top is parsed once and kept as numbers;
 -- the receipt is built with one concatenation.
 
-local EPOCH = 1704067200000
-local TAILMAX = 4194303
-local ALPHA = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+-- EPOCH, TAILMAX, ALPHA, ENGINE, HALF, receipt, split, last_generated,
+-- engine_cell and cell_id come from ids_prelude.lua (prepended in Go),
+-- shared with the dcb append script.
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 
 local call, pcall, sub, find = redis.call, redis.pcall, string.sub, string.find
@@ -49,51 +49,12 @@ local now = tonumber(sec) * 1000 + floor(tonumber(usec) / 1000)
 local reach = now + tonumber(argv[4]) -- proposals up to here are tried
 local door = now + tonumber(argv[3])  -- tops and ids beyond are refused
 
--- receipt returns the branded receipt of the A1 entry id (ms, tail): EVT
--- and 11 base62 digits of (ms - EPOCH) << 22 | tail, by long division in
--- two limbs (Lua numbers are doubles; a snowflake has 63 bits), unrolled
--- so that the digits are joined in one concatenation (least significant first in d).
-local function receipt(ms, tail)
-  local hi, lo, r, x = ms - EPOCH, tail
-  local d = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-  for i = 1, 11 do
-    r = hi % 62
-    hi = (hi - r) / 62
-    x = r * 4194304 + lo
-    r = x % 62
-    lo = (x - r) / 62
-    d[i] = r + 1
-  end
-  return 'EVT' .. sub(ALPHA, d[11], d[11]) .. sub(ALPHA, d[10], d[10]) .. sub(ALPHA, d[9], d[9]) ..
-    sub(ALPHA, d[8], d[8]) .. sub(ALPHA, d[7], d[7]) .. sub(ALPHA, d[6], d[6]) ..
-    sub(ALPHA, d[5], d[5]) .. sub(ALPHA, d[4], d[4]) .. sub(ALPHA, d[3], d[3]) ..
-    sub(ALPHA, d[2], d[2]) .. sub(ALPHA, d[1], d[1])
-end
-
--- split returns the numbers of an entry id 'ms-seq'.
-local function split(eid)
-  local dash = find(eid, '-', 1, true)
-  return tonumber(sub(eid, 1, dash - 1)), tonumber(sub(eid, dash + 1))
-end
-
--- last_generated returns the stream's last generated id, which XADD
--- compares with even after the last entry was deleted ('0-0' when none).
-local function last_generated()
-  if call('EXISTS', key) == 0 then return '0-0' end
-  local info = call('XINFO', 'STREAM', key)
-  if info['last-generated-id'] then return info['last-generated-id'] end
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then return info[i + 1] end
-  end
-  return '0-0'
-end
-
 -- The stream top, as numbers, once known (known == false until read); mine
 -- when this call wrote it (region: the engine cell it was chosen from).
 local known, mine, region, tms, ttail = false, false, nil, 0, 0
 local function read_top()
   local r = call('XREVRANGE', key, '+', '-', 'COUNT', 1)
-  local last = r[1] and r[1][1] or last_generated()
+  local last = r[1] and r[1][1] or last_generated(key)
   tms, ttail = split(last)
   known, mine, region = true, false, nil
   return r[1] and r[1][1] or nil
@@ -107,7 +68,6 @@ end
 -- ahead (a caller's id, a clock stepped back), sequences 2048..4095. An id
 -- that follows a top ahead of the clock thus never drags the near cell, and
 -- with it every other stream of the queue, ahead of the clock.
-local ENGINE, HALF = 4190208, 2048 -- 1023 << 12, 4096 / 2
 local lead = tonumber(argv[4])
 -- cells holds the hash's fields once read: n and a, and wn and wa, the node
 -- of the writer each region's last id was chosen for.
@@ -120,23 +80,11 @@ local function load()
 end
 local function choose()
   load()
-  local tail = math.min(ttail, TAILMAX)
-  local tseq = tail >= ENGINE and tail - ENGINE or -1 -- the top's engine sequence
   -- A batch stays in the region its first chosen id took.
   if not (mine and region) then region = tms > now + lead and 'a' or 'n' end
-  local c = math.max(cells[region] + 1, (math.max(now, tms) - EPOCH) * HALF)
-  if region == 'n' then
-    if tseq >= HALF then
-      c = math.max(c, (tms + 1 - EPOCH) * HALF)
-    elseif tseq >= 0 then
-      c = math.max(c, (tms - EPOCH) * HALF + tseq + 1)
-    end
-  elseif tseq >= HALF then
-    c = math.max(c, (tms - EPOCH) * HALF + tseq - HALF + 1)
-  end
+  local c = engine_cell(cells[region], region, now, tms, ttail)
   cells[region], dirty[region] = c, true
-  local k = c % HALF
-  return (c - k) / HALF + EPOCH, ENGINE + (region == 'a' and HALF or 0) + k
+  return cell_id(c, region)
 end
 
 -- engine_own reports whether the top is the id the engine last chose in its
@@ -227,7 +175,7 @@ for _ = 1, n do
         if not find(r.err, NONMONO, 1, true) then return r end
         -- The last entry was deleted: XADD compares with the last generated id.
         refused = refused + 1
-        tms, ttail = split(last_generated())
+        tms, ttail = split(last_generated(key))
         mine, region = false, nil
       end
       if not ok then return redis.error_reply('ERR ' .. NONMONO) end

@@ -1,3 +1,7 @@
+-- trim_guard (after dcb_unindex.lua): KEYS stream, watermark cache,
+-- archiver lease, the queue's tagged types set, its floor hash; ARGV
+-- strategy, '~'|'=', threshold, force, the watermark read, its entry id,
+-- the queue's key prefix, the stream name.
 
 local w = redis.call('GET', KEYS[2])
 if ARGV[4] == '0' then
@@ -8,7 +12,13 @@ if ARGV[4] == '1' and (w or '') ~= ARGV[5] then return {'moved', w or ''} end
 local t = redis.pcall('TYPE', KEYS[1])
 if type(t) == 'table' then t = t.ok end
 if t ~= 'stream' and t ~= 'none' then return redis.error_reply('WRONGTYPE Operation against a key holding the wrong kind of value') end
-local function trim() return redis.call('XTRIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3]) end
+-- A stream with tagged events has its index entries removed with the
+-- entries, and is trimmed exactly (dcb_unindex.lua).
+local function trim()
+  local op = ARGV[2]
+  if dcb_unindex(KEYS[1], ARGV[7], ARGV[8], KEYS[4], KEYS[5], ARGV[1], ARGV[3]) then op = '=' end
+  return redis.call('XTRIM', KEYS[1], ARGV[1], op, ARGV[3])
+end
 if ARGV[4] == '0' then return {'ok', trim(), 0} end
 if not w then
   local n = trim()

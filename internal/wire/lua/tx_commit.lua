@@ -24,7 +24,7 @@ while a <= #ARGV do
   local args = {}
   for j = 1, n do args[j] = ARGV[a + 1 + j] end
   a = a + 2 + n
-  if kind == 'x' then
+  if kind == 'x' or kind == 'T' then
     local key = KEYS[k]
     if tops[key] == nil then
       tops[key] = false
@@ -57,6 +57,14 @@ for _, op in ipairs(ops) do
   elseif kind == 'a' then redis.call('SADD', key, args[1])
   elseif kind == 'r' then redis.call('SREM', key, args[1])
   elseif kind == 'x' then redis.call('XADD', key, unpack(args))
+  elseif kind == 'T' then
+    -- A tagged event (package dcb): the queue's next position, stored in
+    -- the entry and indexed per tag, as the dcb append script does.
+    local eid, rc, joined, prefix, name, ng = args[1], args[2], args[3], args[4], args[5], tonumber(args[6])
+    local pos = redis.call('INCR', prefix .. 'dcb:pos')
+    redis.call('XADD', key, eid, 'id', rc, '@pos', pos, '@tags', joined, unpack(args, 7 + ng))
+    for j = 7, 6 + ng do redis.call('ZADD', prefix .. 'dcb:ix:' .. name .. ':' .. args[j], pos, eid) end
+    redis.call('SADD', prefix .. 'dcb:types', name)
   end
 end
 return 1
