@@ -102,12 +102,12 @@ func TestStreamAppendBadTags(t *testing.T) {
 	s, c := setup(t)
 	st := c.Stream(s.Queue(), "a")
 	for _, tags := range [][]string{{"x"}, {"k="}, {"k=a,b"}} {
-		_, err := st.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Tags: tags})
+		_, err := st.Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Tags: tags})
 		require.ErrorIs(t, err, echomq.ErrInvalidArgument)
 	}
-	_, err := st.AppendWith(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Tags: []string{"k=v"}, Durable: echomq.Durability{Replicas: 1}})
+	_, err := st.Append(ctx, echomq.F("k", "v"), &echomq.AppendOpts{Tags: []string{"k=v"}, Durable: echomq.Durability{Replicas: 1}})
 	require.ErrorIs(t, err, echomq.ErrInvalidArgument)
-	_, err = st.Append(ctx, echomq.F("@tags", "x"))
+	_, err = st.Append(ctx, echomq.F("@tags", "x"), nil)
 	require.ErrorIs(t, err, echomq.ErrReservedField)
 	evs, err := st.Read(ctx, echomq.All, nil)
 	require.NoError(t, err)

@@ -31,7 +31,7 @@ var benchPayload = echomq.F("room", "lobby-7", "player", "PLR0KHTOWnGLuC", "poin
 func benchStore(b *testing.B) (*dcb.Store, *echomq.Client) {
 	b.Helper()
 	url := echomqtest.Start(b).URL()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, CallTimeout: 10 * time.Second})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: url, NodeID: new(1), Notice: io.Discard, CallTimeout: 10 * time.Second})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, c.Close()) })
 	s, err := dcb.New(c, echomqtest.Queue(b))
@@ -61,10 +61,10 @@ func BenchmarkAppendTagged(b *testing.B) {
 	after, err := s.Head(ctx)
 	require.NoError(b, err)
 	var n atomic.Int64
-	plainOp := func() error { _, err := plain.Append(ctx, benchPayload); return err }
+	plainOp := func() error { _, err := plain.Append(ctx, benchPayload, nil); return err }
 	taggedOp := func() error {
 		i := n.Add(1)
-		_, err := tagged.AppendWith(ctx, benchPayload, &echomq.AppendOpts{Tags: dcb.Tags("game", "G"+strconv.FormatInt(i%100, 10), "player", "Q"+strconv.FormatInt(i, 10))})
+		_, err := tagged.Append(ctx, benchPayload, &echomq.AppendOpts{Tags: dcb.Tags("game", "G"+strconv.FormatInt(i%100, 10), "player", "Q"+strconv.FormatInt(i, 10))})
 		return err
 	}
 	condOp := func() error {

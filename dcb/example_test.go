@@ -168,10 +168,10 @@ func Example_streamTags() {
 	defer client.Close()
 
 	guessed := client.Stream("cm", "guessed")
-	if _, err := guessed.AppendWith(ctx, echomq.F("word", "cat"), &echomq.AppendOpts{Tags: []string{"player=PLR1", "game=GAM1"}}); err != nil {
+	if _, err := guessed.Append(ctx, echomq.F("word", "cat"), &echomq.AppendOpts{Tags: []string{"player=PLR1", "game=GAM1"}}); err != nil {
 		panic(err)
 	}
-	if _, err := guessed.Append(ctx, echomq.F("word", "dog")); err != nil { // untagged
+	if _, err := guessed.Append(ctx, echomq.F("word", "dog"), nil); err != nil { // untagged
 		panic(err)
 	}
 	evs, err := guessed.Read(ctx, echomq.All, nil)

@@ -63,7 +63,7 @@ func TestFollowHelperProcess(t *testing.T) {
 	after, _ := savedPosition(t, file, true)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_DCB_URL"), Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_DCB_URL"), Notice: io.Discard})
 	require.NoError(t, err)
 	defer c.Close()
 	s, err := dcb.New(c, os.Getenv("EMQ_DCB_QUEUE"))

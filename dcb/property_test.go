@@ -43,7 +43,7 @@ func TestQueryEqualsFilteredStreams(t *testing.T) {
 		}
 		mustAppend(t, s, nil, evs...)
 		if r.IntN(3) == 0 {
-			_, err := c.Stream(s.Queue(), streams[r.IntN(len(streams))]).Append(ctx, echomq.F("untagged", "1"))
+			_, err := c.Stream(s.Queue(), streams[r.IntN(len(streams))]).Append(ctx, echomq.F("untagged", "1"), nil)
 			require.NoError(t, err)
 		}
 	}

@@ -39,7 +39,7 @@ func TestRaceHelperProcess(t *testing.T) {
 		t.Skip("runs only as a racer child process")
 	}
 	ctx := context.Background()
-	c, err := echomq.Connect(ctx, echomq.Config{URL: os.Getenv("EMQ_DCB_URL"), Notice: io.Discard})
+	c, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_DCB_URL"), Notice: io.Discard})
 	require.NoError(t, err)
 	defer c.Close()
 	s, err := dcb.New(c, os.Getenv("EMQ_DCB_QUEUE"))

@@ -22,7 +22,7 @@ func fill(t testing.TB, s *dcb.Store, c *echomq.Client, streams []string, n int)
 		for _, st := range streams {
 			mustAppend(t, s, nil, ev(st, dcb.Tags("game", "G"+strconv.Itoa(i%3), "player", "P"+strconv.Itoa(i%5)), "i", strconv.Itoa(i)))
 		}
-		_, err := c.Stream(s.Queue(), streams[0]).Append(ctx, echomq.F("plain", strconv.Itoa(i)))
+		_, err := c.Stream(s.Queue(), streams[0]).Append(ctx, echomq.F("plain", strconv.Itoa(i)), nil)
 		require.NoError(t, err)
 	}
 }
