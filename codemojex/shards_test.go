@@ -1,0 +1,252 @@
+package codemojex
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/partition"
+)
+
+func TestShardQueue(t *testing.T) {
+	t.Parallel()
+	q, err := ShardQueue("cm", 0, 1)
+	require.NoError(t, err)
+	require.Equal(t, "cm", q, "one shard is the base queue itself")
+	seen := map[string]bool{}
+	for i := range 3 {
+		q, err := ShardQueue("cm", i, 3)
+		require.NoError(t, err)
+		want, err := partition.QueueOf("cm", i, 3)
+		require.NoError(t, err)
+		require.Equal(t, want, q)
+		seen[q] = true
+	}
+	require.Len(t, seen, 3)
+	for _, bad := range []struct{ i, n int }{{0, 0}, {0, MaxShards + 1}, {-1, 2}, {2, 2}} {
+		_, err := ShardQueue("cm", bad.i, bad.n)
+		require.ErrorIs(t, err, echomq.ErrInvalidArgument, "ShardQueue(%d, %d)", bad.i, bad.n)
+	}
+	_, err = ShardQueue("a b", 0, 2)
+	require.Error(t, err)
+}
+
+// A room's shard depends on its id alone, and ids spread over the shards.
+func TestRoomShardStable(t *testing.T) {
+	t.Parallel()
+	counts := make([]int, 3)
+	for i := range 300 {
+		id := fmt.Sprintf("ROM-%d", i)
+		require.Equal(t, RoomShard(id, 3), RoomShard(id, 3))
+		require.Equal(t, 0, RoomShard(id, 1))
+		counts[RoomShard(id, 3)]++
+	}
+	for _, c := range counts {
+		require.Greater(t, c, 60, "%v", counts)
+	}
+}
+
+// The shard count is recorded on the engine; another count is refused.
+func TestNewShardsRecordsCount(t *testing.T) {
+	t.Parallel()
+	c := connect(t, echomqtest.Shared(t).URL())
+	q := echomqtest.Queue(t)
+	s, err := NewShards(ctx, c, Config{Queue: q, Logger: quiet}, 3)
+	require.NoError(t, err)
+	require.Equal(t, 3, s.Len())
+	require.Equal(t, q, s.Base())
+	_, err = NewShards(ctx, c, Config{Queue: q, Logger: quiet}, 3)
+	require.NoError(t, err, "the same count again")
+	_, err = NewShards(ctx, c, Config{Queue: q, Logger: quiet}, 2)
+	require.ErrorIs(t, err, partition.ErrMismatch)
+	var me *partition.MismatchError
+	require.ErrorAs(t, err, &me)
+	require.Equal(t, []int{3}, me.Have)
+
+	one, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, 1)
+	require.NoError(t, err)
+	require.Equal(t, one.Base(), one.Shard(0).Queue(), "one shard is today's queue")
+
+	for _, n := range []int{0, -1, MaxShards + 1} {
+		_, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, n)
+		require.ErrorIs(t, err, echomq.ErrInvalidArgument, "%d shards", n)
+	}
+}
+
+// Rooms live in the shard of their id; the room list fans in every shard.
+func TestShardsRooms(t *testing.T) {
+	t.Parallel()
+	c := connect(t, echomqtest.Shared(t).URL())
+	s, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
+	require.NoError(t, err)
+	var ids []string
+	used := map[int]bool{}
+	for i := range 12 {
+		r, err := s.CreateRoom(ctx, RoomSpec{Name: "room " + strconv.Itoa(i)})
+		require.NoError(t, err)
+		ids = append(ids, r.ID)
+		k := RoomShard(r.ID, 3)
+		used[k] = true
+		got, err := s.Shard(k).Room(ctx, r.ID)
+		require.NoError(t, err)
+		require.Equal(t, r, got)
+		got, err = s.Room(ctx, r.ID)
+		require.NoError(t, err)
+		require.Equal(t, r, got)
+	}
+	require.GreaterOrEqual(t, len(used), 2, "12 rooms over 3 shards")
+	all, err := s.Rooms(ctx)
+	require.NoError(t, err)
+	var got []string
+	for _, r := range all {
+		got = append(got, r.ID)
+	}
+	require.ElementsMatch(t, ids, got)
+
+	_, err = s.CreateRoom(ctx, RoomSpec{})
+	require.ErrorIs(t, err, echomq.ErrInvalidArgument, "a spec without a name")
+	_, err = s.Room(ctx, "nope")
+	require.Error(t, err)
+}
+
+// On a 3-master cluster, a game of 3 shards spreads its engine commands
+// over the masters: rooms, games, guesses, charges and scores of each
+// shard on the master of its slot, each master's share within ±15 % of a
+// third; every accepted guess is scored once and every ledger balances.
+func TestShardsSpreadOverCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	t.Parallel()
+	cl := echomqtest.StartCluster(t)
+	c := connect(t, cl.URL())
+	const n, players, guesses = 3, 6, 10
+	s, err := NewShards(ctx, c, Config{Queue: "cmshard", Logger: quiet}, n)
+	require.NoError(t, err)
+
+	// One room per shard, and its players signed in on that shard.
+	rooms := make([]Room, n)
+	for found := 0; found < n; {
+		r, err := s.CreateRoom(ctx, RoomSpec{Name: "sharded", Prize: 100})
+		require.NoError(t, err)
+		if k := RoomShard(r.ID, n); rooms[k].ID == "" {
+			rooms[k] = r
+			found++
+		}
+	}
+	type seat struct {
+		e    *Engine
+		p    Player
+		game string
+		kb   []string
+	}
+	var seats []seat
+	for k, r := range rooms {
+		e := s.Shard(k)
+		for i := range players {
+			p := signIn(t, e, fmt.Sprintf("s%dp%d", k, i), 100)
+			g := join(t, e, p, r)
+			seats = append(seats, seat{e, p, g, keyboardOf(t, e, g)})
+		}
+	}
+
+	before := masterCalls(t, cl)
+	accepted := make([]int, n)
+	for round := range guesses {
+		for i, st := range seats {
+			code := make([]string, rules.CodeLength)
+			for j := range code {
+				code[j] = st.kb[(round*3+i+j)%len(st.kb)]
+			}
+			_, err := st.e.Submit(ctx, st.p.ID, st.game, code)
+			if errors.Is(err, ErrClosed) {
+				continue
+			}
+			require.NoError(t, err)
+			accepted[i/players]++
+		}
+		for k := range n {
+			scoreAll(t, s.Shard(k))
+		}
+	}
+	after := masterCalls(t, cl)
+
+	var total int64
+	delta := make([]int64, len(after))
+	for i := range after {
+		delta[i] = after[i] - before[i]
+		total += delta[i]
+	}
+	for i, d := range delta {
+		share := float64(d) / float64(total)
+		t.Logf("master %d: %d engine commands, %.1f %% of %d", i, d, 100*share, total)
+		require.InDelta(t, 1.0/3, share, 0.15/3, "master %d's share of %v", i, delta)
+	}
+	for k := range n {
+		e := s.Shard(k)
+		require.Equal(t, accepted[k], len(events(t, e, StreamGuessScored)), "shard %d: each accepted guess scored once", k)
+		require.Zero(t, queuedGuesses(t, e))
+		requireLedgerBalances(t, e)
+	}
+}
+
+// masterCalls reads the command counts of every master of cl.
+func masterCalls(t *testing.T, cl *echomqtest.Cluster) []int64 {
+	t.Helper()
+	var out []int64
+	for _, node := range cl.Nodes() {
+		n, err := infoCalls(node.Addr())
+		require.NoError(t, err)
+		out = append(out, n)
+	}
+	return out
+}
+
+// infoCalls sums the calls= of the INFO commandstats of the server at addr.
+func infoCalls(addr string) (int64, error) {
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n"); err != nil {
+		return 0, err
+	}
+	br := bufio.NewReader(conn)
+	head, err := br.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
+	if err != nil {
+		return 0, fmt.Errorf("INFO answered %q", head)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return 0, err
+	}
+	var sum int64
+	for line := range strings.SplitSeq(string(body), "\r\n") {
+		if !strings.HasPrefix(line, "cmdstat_") {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, "calls=")
+		v, _, _ := strings.Cut(rest, ",")
+		if c, err := strconv.ParseInt(v, 10, 64); err == nil {
+			sum += c
+		}
+	}
+	return sum, nil
+}
