@@ -2,7 +2,6 @@ package codemojex
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/partition"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 func TestShardQueue(t *testing.T) {
@@ -130,12 +130,56 @@ func TestShardsSpreadOverCluster(t *testing.T) {
 	}
 	t.Parallel()
 	cl := echomqtest.StartCluster(t)
-	c := connect(t, cl.URL())
-	const n, players, guesses = 3, 6, 10
+	before := masterCalls(t, cl)
+	playSharded(t, cl.URL(), 10, nil)
+	after := masterCalls(t, cl)
+	var total int64
+	delta := make([]int64, len(after))
+	for i := range after {
+		delta[i] = after[i] - before[i]
+		total += delta[i]
+	}
+	for i, d := range delta {
+		share := float64(d) / float64(total)
+		t.Logf("master %d: %d engine commands, %.1f %% of %d", i, d, 100*share, total)
+		require.InDelta(t, 1.0/3, share, 0.15/3, "master %d's share of %v", i, delta)
+	}
+}
+
+// The sharded game through a manual failover of the master of shard 0's
+// slot while guesses are submitted: every guess charged is scored once
+// (none left queued after the sweep), none twice, and every shard's ledger
+// balances. Not parallel: a failover waits on a loaded machine.
+func TestShardsThroughFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	cl := echomqtest.StartReplicatedCluster(t)
+	playSharded(t, cl.URL(), 10, func(s *Shards) {
+		c := s.Shard(0).Client()
+		slot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", s.Shard(0).Stream(StreamGuessScored).Key())
+		require.NoError(t, err)
+		master, err := cl.MasterOf(int(slot.(int64)))
+		require.NoError(t, err)
+		replica, err := cl.ReplicaOf(master)
+		require.NoError(t, err)
+		cl.Failover(t, replica)
+		t.Logf("failed over %s to %s", master.Addr(), replica.Addr())
+	})
+}
+
+// playSharded plays a game of 3 shards on the cluster at url: one room per
+// shard, 6 players in each (signed in on the room's shard), rounds guesses
+// each, scored by a claim loop per shard after each round; mid, when set,
+// runs concurrently with the middle round. It then checks every shard:
+// each charged guess scored once, none queued, the ledger balanced.
+func playSharded(t *testing.T, url string, rounds int, mid func(*Shards)) {
+	t.Helper()
+	c := connect(t, url)
+	const n, players = 3, 6
 	s, err := NewShards(ctx, c, Config{Queue: "cmshard", Logger: quiet}, n)
 	require.NoError(t, err)
 
-	// One room per shard, and its players signed in on that shard.
 	rooms := make([]Room, n)
 	for found := 0; found < n; {
 		r, err := s.CreateRoom(ctx, RoomSpec{Name: "sharded", Prize: 100})
@@ -161,46 +205,60 @@ func TestShardsSpreadOverCluster(t *testing.T) {
 		}
 	}
 
-	before := masterCalls(t, cl)
-	accepted := make([]int, n)
-	for round := range guesses {
+	for round := range rounds {
+		done := make(chan struct{})
+		if mid != nil && round == rounds/2 {
+			go func() {
+				defer close(done)
+				mid(s)
+			}()
+		} else {
+			close(done)
+		}
 		for i, st := range seats {
 			code := make([]string, rules.CodeLength)
 			for j := range code {
 				code[j] = st.kb[(round*3+i+j)%len(st.kb)]
 			}
-			_, err := st.e.Submit(ctx, st.p.ID, st.game, code)
-			if errors.Is(err, ErrClosed) {
-				continue
-			}
-			require.NoError(t, err)
-			accepted[i/players]++
+			// During a failover a submit may fail; what it charged is
+			// then queued or refunded, which the checks below see.
+			_, _ = st.e.Submit(ctx, st.p.ID, st.game, code)
 		}
+		echomqtest.Recv(t, done, 2*time.Minute, "the failover")
 		for k := range n {
 			scoreAll(t, s.Shard(k))
 		}
 	}
-	after := masterCalls(t, cl)
-
-	var total int64
-	delta := make([]int64, len(after))
-	for i := range after {
-		delta[i] = after[i] - before[i]
-		total += delta[i]
-	}
-	for i, d := range delta {
-		share := float64(d) / float64(total)
-		t.Logf("master %d: %d engine commands, %.1f %% of %d", i, d, 100*share, total)
-		require.InDelta(t, 1.0/3, share, 0.15/3, "master %d's share of %v", i, delta)
-	}
 	for k := range n {
 		e := s.Shard(k)
-		require.Equal(t, accepted[k], len(events(t, e, StreamGuessScored)), "shard %d: each accepted guess scored once", k)
+		_, err := e.Requeue(ctx)
+		require.NoError(t, err)
+		scoreAll(t, e)
+		scored := map[string]int{}
+		for _, ev := range events(t, e, StreamGuessScored) {
+			scored[ev.Fields.Value("guess")]++
+		}
+		charged, refunded := map[string]int{}, map[string]int{}
+		for _, r := range ledgerRows(t, e) {
+			switch r.Reason {
+			case ReasonGuess:
+				charged[r.Ref]++
+			case ReasonRefund:
+				refunded[r.Ref]++
+			}
+		}
+		for g, c := range charged {
+			require.Equal(t, 1, c, "shard %d: guess %s charged once", k, g)
+			require.Equal(t, 1, scored[g]+refunded[g], "shard %d: guess %s scored or refunded, once", k, g)
+		}
+		for g, c := range scored {
+			require.Equal(t, 1, c, "shard %d: guess %s scored once", k, g)
+		}
+		require.NotEmpty(t, charged)
 		require.Zero(t, queuedGuesses(t, e))
 		requireLedgerBalances(t, e)
 	}
 }
-
 // masterCalls reads the command counts of every master of cl.
 func masterCalls(t *testing.T, cl *echomqtest.Cluster) []int64 {
 	t.Helper()
