@@ -259,6 +259,7 @@ func playSharded(t *testing.T, url string, rounds int, mid func(*Shards)) {
 		requireLedgerBalances(t, e)
 	}
 }
+
 // masterCalls reads the command counts of every master of cl.
 func masterCalls(t *testing.T, cl *echomqtest.Cluster) []int64 {
 	t.Helper()
