@@ -189,21 +189,7 @@ func playSharded(t *testing.T, url string, rounds int, mid func(*Shards)) {
 			found++
 		}
 	}
-	type seat struct {
-		e    *Engine
-		p    Player
-		game string
-		kb   []string
-	}
-	var seats []seat
-	for k, r := range rooms {
-		e := s.Shard(k)
-		for i := range players {
-			p := signIn(t, e, fmt.Sprintf("s%dp%d", k, i), 100)
-			g := join(t, e, p, r)
-			seats = append(seats, seat{e, p, g, keyboardOf(t, e, g)})
-		}
-	}
+	seats := seatPlayers(t, s, rooms, players, 100)
 
 	for round := range rounds {
 		done := make(chan struct{})
@@ -216,10 +202,7 @@ func playSharded(t *testing.T, url string, rounds int, mid func(*Shards)) {
 			close(done)
 		}
 		for i, st := range seats {
-			code := make([]string, rules.CodeLength)
-			for j := range code {
-				code[j] = st.kb[(round*3+i+j)%len(st.kb)]
-			}
+			code := st.codes(round, i)
 			// During a failover a submit may fail; what it charged is
 			// then queued or refunded, which the checks below see.
 			_, _ = st.e.Submit(ctx, st.p.ID, st.game, code)
@@ -258,6 +241,40 @@ func playSharded(t *testing.T, url string, rounds int, mid func(*Shards)) {
 		require.Zero(t, queuedGuesses(t, e))
 		requireLedgerBalances(t, e)
 	}
+}
+
+// seat is a player in a game of a sharded game's room.
+type seat struct {
+	e    *Engine
+	p    Player
+	game string
+	kb   []string
+}
+
+// seatPlayers signs players in on each room's shard, with keys granted,
+// and joins them to the room.
+func seatPlayers(t *testing.T, s *Shards, rooms []Room, players int, keys int64) []seat {
+	t.Helper()
+	var seats []seat
+	for ri, r := range rooms {
+		e := s.ForRoom(r.ID)
+		for i := range players {
+			p := signIn(t, e, fmt.Sprintf("r%dp%d", ri, i), keys)
+			g := join(t, e, p, r)
+			seats = append(seats, seat{e, p, g, keyboardOf(t, e, g)})
+		}
+	}
+	return seats
+}
+
+// codes returns the codes of the seat's guess of round, the i-th seat:
+// consecutive keyboard codes, shifted each round.
+func (st seat) codes(round, i int) []string {
+	code := make([]string, rules.CodeLength)
+	for j := range code {
+		code[j] = st.kb[(round*3+i+j)%len(st.kb)]
+	}
+	return code
 }
 
 // masterCalls reads the command counts of every master of cl.

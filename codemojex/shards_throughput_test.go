@@ -1,7 +1,6 @@
 package codemojex
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/echomq/echomq/codemojex/rules"
 	"github.com/echomq/echomq/echomqtest"
 )
 
@@ -41,21 +39,7 @@ func TestShardsThroughput(t *testing.T) {
 				rooms = append(rooms, r)
 			}
 		}
-		type seat struct {
-			e    *Engine
-			p    Player
-			game string
-			kb   []string
-		}
-		var seats []seat
-		for ri, r := range rooms {
-			e := s.ForRoom(r.ID)
-			for i := range players {
-				p := signIn(t, e, fmt.Sprintf("r%dp%d", ri, i), int64(guesses))
-				g := join(t, e, p, r)
-				seats = append(seats, seat{e, p, g, keyboardOf(t, e, g)})
-			}
-		}
+		seats := seatPlayers(t, s, rooms, players, int64(guesses))
 		for _, e := range s.Engines() {
 			w, err := e.Worker(nil)
 			require.NoError(t, err)
@@ -68,11 +52,7 @@ func TestShardsThroughput(t *testing.T) {
 		for i, st := range seats {
 			wg.Go(func() {
 				for round := range guesses {
-					code := make([]string, rules.CodeLength)
-					for j := range code {
-						code[j] = st.kb[(round*3+i+j)%len(st.kb)]
-					}
-					if _, err := st.e.Submit(ctx, st.p.ID, st.game, code); err == nil {
+					if _, err := st.e.Submit(ctx, st.p.ID, st.game, st.codes(round, i)); err == nil {
 						accepted.Add(1)
 					}
 				}
