@@ -48,7 +48,7 @@ func TestRoomShardStable(t *testing.T) {
 	counts := make([]int, 3)
 	for i := range 300 {
 		id := fmt.Sprintf("ROM-%d", i)
-		require.Equal(t, RoomShard(id, 3), RoomShard(id, 3))
+		require.Equal(t, partition.Route(id, 3), RoomShard(id, 3))
 		require.Equal(t, 0, RoomShard(id, 1))
 		counts[RoomShard(id, 3)]++
 	}
