@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/lanes"
 	"github.com/echomq/echomq/partition"
 )
 
@@ -152,4 +155,35 @@ func (s *Shards) Rooms(ctx context.Context) ([]Room, error) {
 		return cmp.Or(cmp.Compare(a.CreatedMS, b.CreatedMS), cmp.Compare(a.ID, b.ID))
 	})
 	return out, nil
+}
+
+// Workers returns one scoring worker per shard ([Engine.Worker] of each,
+// with cfg), shard 0 first: run them all, in one process or spread over
+// several.
+func (s *Shards) Workers(cfg *lanes.WorkerConfig) ([]*lanes.Worker, error) {
+	out := make([]*lanes.Worker, 0, len(s.engines))
+	for _, e := range s.engines {
+		w, err := e.Worker(cfg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// RunSweep runs every shard's [Engine.RunSweep] at once until ctx ends. It
+// returns an [*echomq.ArgumentError] for a non-positive interval, and nil
+// when ctx ends.
+func (s *Shards) RunSweep(ctx context.Context, every time.Duration) error {
+	if every <= 0 {
+		return badArg("sweep interval", "must be positive")
+	}
+	errs := make([]error, len(s.engines))
+	var wg sync.WaitGroup
+	for i, e := range s.engines {
+		wg.Go(func() { errs[i] = e.RunSweep(ctx, every) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

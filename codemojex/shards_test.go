@@ -2,6 +2,7 @@ package codemojex
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -325,4 +326,49 @@ func infoCalls(addr string) (int64, error) {
 		}
 	}
 	return sum, nil
+}
+
+// One worker per shard scores the guesses of its shard's rooms; the
+// sweeps of every shard run until their context ends.
+func TestShardsWorkersAndSweep(t *testing.T) {
+	t.Parallel()
+	c := connect(t, echomqtest.Shared(t).URL())
+	s, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
+	require.NoError(t, err)
+	var rooms []Room
+	for range 6 {
+		r, err := s.CreateRoom(ctx, RoomSpec{Name: "worked"})
+		require.NoError(t, err)
+		rooms = append(rooms, r)
+	}
+	seats := seatPlayers(t, s, rooms, 1, 1)
+	ws, err := s.Workers(nil)
+	require.NoError(t, err)
+	require.Len(t, ws, 3)
+	for _, w := range ws {
+		require.NoError(t, w.Start(ctx))
+		t.Cleanup(func() { require.NoError(t, w.Stop(ctx)) })
+	}
+	var guesses []string
+	for i, st := range seats {
+		rc, err := st.e.Submit(ctx, st.p.ID, st.game, st.codes(0, i))
+		require.NoError(t, err)
+		guesses = append(guesses, rc.Guess)
+	}
+	echomqtest.WaitFor(t, time.Minute, "every guess scored by its shard's worker", func() bool {
+		for i, st := range seats {
+			g, err := st.e.GuessOf(ctx, st.p.ID, guesses[i])
+			if err != nil || g.Status != GuessScored {
+				return false
+			}
+		}
+		return true
+	})
+
+	require.ErrorIs(t, s.RunSweep(ctx, 0), echomq.ErrInvalidArgument)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.RunSweep(sctx, 10*time.Millisecond) }()
+	cancel()
+	require.NoError(t, echomqtest.Recv(t, done, 10*time.Second, "the sweeps' end"))
 }
