@@ -2,6 +2,7 @@ package codemojex_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/dcb"
 	"github.com/echomq/echomq/embedded"
+	"github.com/echomq/echomq/partition"
 )
 
 // A game from the first join to the settlement, on the embedded engine. The
@@ -130,4 +132,46 @@ func ExampleEngine_Join() {
 	// bob joined: true already: true
 	// player-joined 3 tags
 	// game-closed 2 tags
+}
+
+// A game spread over three shards: each shard is a queue whose slot lies
+// in its own third of the slot space, a room lives in the shard of its id,
+// and the room list fans in every shard. Starting it again with another
+// shard count is refused.
+func ExampleNewShards() {
+	ctx := context.Background()
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	s, err := codemojex.NewShards(ctx, client, codemojex.Config{Queue: "shardex"}, 3)
+	if err != nil {
+		panic(err)
+	}
+	for i, e := range s.Engines() {
+		fmt.Println(i, e.Queue())
+	}
+	for _, name := range []string{"Den", "Hive", "Nest", "Burrow"} {
+		r, err := s.CreateRoom(ctx, codemojex.RoomSpec{Name: name})
+		if err != nil {
+			panic(err)
+		}
+		if _, err := s.Shard(codemojex.RoomShard(r.ID, s.Len())).Room(ctx, r.ID); err != nil {
+			panic(err)
+		}
+	}
+	rooms, err := s.Rooms(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(rooms), "rooms")
+	_, err = codemojex.NewShards(ctx, client, codemojex.Config{Queue: "shardex"}, 2)
+	fmt.Println(errors.Is(err, partition.ErrMismatch))
+	// Output:
+	// 0 shardex.emq-p0of3-0
+	// 1 shardex.emq-p1of3-0
+	// 2 shardex.emq-p2of3-2
+	// 4 rooms
+	// true
 }

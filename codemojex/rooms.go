@@ -104,12 +104,18 @@ func (e *Engine) CreateRoom(ctx context.Context, spec RoomSpec) (Room, error) {
 	if err != nil {
 		return Room{}, err
 	}
+	return e.createRoom(ctx, spec, rid)
+}
+
+// createRoom writes the room of a checked spec under an id minted before
+// (by this engine, or by shard 0 of a sharded game: see [Shards]).
+func (e *Engine) createRoom(ctx context.Context, spec RoomSpec, rid string) (Room, error) {
 	r := Room{
 		ID: rid, Name: strings.TrimSpace(spec.Name), Set: spec.Set, Mode: spec.Mode,
 		DurationMS: spec.Duration.Milliseconds(), Prize: spec.Prize, Fee: spec.Fee, Free: spec.Free,
 		Cells: spec.Cells, Status: RoomWaiting, CreatedMS: e.nowMS(),
 	}
-	err = e.update(ctx, func(ctx context.Context, t *txn) error {
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
 		if err := t.put(tableRooms, r.ID, r); err != nil {
 			return err
 		}

@@ -57,11 +57,32 @@ type live interface {
 
 // New returns the views over the engine's streams, without I/O.
 func New(e *codemojex.Engine, config *Config) (*Views, error) {
+	return over([]*codemojex.Engine{e}, config)
+}
+
+// NewSharded returns the views of a sharded game, without I/O: each view
+// folds its streams of every shard, merged in entry-id order (one
+// checkpoint per shard's stream), and keeps its snapshot in shard 0's
+// queue. A view is eventually consistent across shards: an event of one
+// shard is folded once the follows of every shard have reached past it
+// (docs/codemojex.md). With one shard it is [New] of that shard.
+func NewSharded(s *codemojex.Shards, config *Config) (*Views, error) {
+	return over(s.Engines(), config)
+}
+
+func over(engines []*codemojex.Engine, config *Config) (*Views, error) {
 	var cfg Config
 	if config != nil {
 		cfg = *config
 	}
-	s := func(name string) projection.Source { return e.Stream(name) }
+	e := engines[0]
+	s := func(name string) []projection.Source {
+		out := make([]projection.Source, len(engines))
+		for i, sh := range engines {
+			out[i] = sh.Stream(name)
+		}
+		return out
+	}
 	lc := func(name string) *projection.LiveConfig {
 		c := &projection.LiveConfig{SnapshotInterval: cfg.SnapshotInterval, Block: cfg.Block, Logger: cfg.Logger}
 		if c.SnapshotInterval == 0 {
@@ -119,13 +140,13 @@ var (
 
 // Sources returns the streams of names as projection sources.
 func Sources(e *codemojex.Engine, names []string) []projection.Source {
-	return sources(func(n string) projection.Source { return e.Stream(n) }, names)
+	return sources(func(n string) []projection.Source { return []projection.Source{e.Stream(n)} }, names)
 }
 
-func sources(s func(string) projection.Source, names []string) []projection.Source {
-	out := make([]projection.Source, len(names))
-	for i, n := range names {
-		out[i] = s(n)
+func sources(s func(string) []projection.Source, names []string) []projection.Source {
+	out := make([]projection.Source, 0, len(names))
+	for _, n := range names {
+		out = append(out, s(n)...)
 	}
 	return out
 }
