@@ -123,11 +123,15 @@ func TestClusterCommandShare(t *testing.T) {
 // measured: acknowledged appends against those the engine still holds.
 type tally struct {
 	acked, lost, short, shortLost, failed int
+	// gap is the longest time one writer went between two appends
+	// written: how long a writer of the faulted master's partitions was
+	// held up (the others were not).
+	gap time.Duration
 }
 
 func (f tally) String() string {
-	return fmt.Sprintf("%d acknowledged, %d lost, %d written short of replicas (%d of them gone), %d failed (unavailable)",
-		f.acked, f.lost, f.short, f.shortLost, f.failed)
+	return fmt.Sprintf("%d acknowledged, %d lost, %d written short of replicas (%d of them gone), %d failed (unavailable), longest gap %v",
+		f.acked, f.lost, f.short, f.shortLost, f.failed, f.gap.Round(time.Millisecond))
 }
 
 type receipt struct {
@@ -155,6 +159,7 @@ func appendAcross(t *testing.T, s *partition.Stream, durable bool, fault func())
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {
+			var prev time.Time
 			for i := w; actx.Err() == nil; i += 8 {
 				key := "k" + strconv.Itoa(i%1000)
 				part := s.Route(key)
@@ -163,6 +168,7 @@ func appendAcross(t *testing.T, s *partition.Stream, durable bool, fault func())
 				switch {
 				case err == nil:
 					acked, last = append(acked, receipt{part, id}), time.Now()
+					fig.gap, prev = maxGap(fig.gap, prev, last), last
 				case errors.Is(err, echomq.ErrNotDurable):
 					if de, ok := errors.AsType[*echomq.DurabilityError](err); ok {
 						for _, id := range de.Receipts {
@@ -170,6 +176,7 @@ func appendAcross(t *testing.T, s *partition.Stream, durable bool, fault func())
 						}
 					}
 					last = time.Now()
+					fig.gap, prev = maxGap(fig.gap, prev, last), last
 				case actx.Err() != nil:
 				case errors.Is(err, echomq.ErrUnavailable):
 					fig.failed++
@@ -280,4 +287,11 @@ func TestClusterPartitionedFailover(t *testing.T) {
 			}
 		}
 	}
+}
+
+func maxGap(gap time.Duration, prev, now time.Time) time.Duration {
+	if prev.IsZero() {
+		return gap
+	}
+	return max(gap, now.Sub(prev))
 }
