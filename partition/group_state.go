@@ -21,13 +21,13 @@ type GroupState struct {
 	Members []string
 	// Partitions are every generation's partitions, by index into
 	// [Stream.All].
-	Partitions []PartitionState
+	Partitions []PartState
 	// At is the engine's clock at the read.
 	At time.Time
 }
 
-// PartitionState is one partition of a [GroupState].
-type PartitionState struct {
+// PartState is one partition of a [GroupState].
+type PartState struct {
 	Partition int    // index into Stream.All
 	Queue     string // the partition's queue
 	// Owner is the member holding the partition's lease, "" when no live
@@ -67,7 +67,7 @@ func (s *Stream) GroupState(ctx context.Context, group string) (GroupState, erro
 	st := GroupState{Group: group, Members: slices.Sorted(slices.Values(r.Members)), At: time.UnixMilli(r.Now)}
 	own := owners(r.Leases, r.Now)
 	for i, p := range s.all {
-		ps := PartitionState{Partition: i, Queue: p.Queue(), Owner: own[i], Token: leaseToken(r.Leases[i])}
+		ps := PartState{Partition: i, Queue: p.Queue(), Owner: own[i], Token: leaseToken(r.Leases[i])}
 		lag, err := p.Group(group).Lag(ctx, 0)
 		if err != nil && !errorsIsGroupNotFound(err) {
 			return GroupState{}, err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,7 +100,7 @@ func (a *app) writeGroupPartitions(d groupPartitionsDoc) error {
 		for _, m := range d.Members {
 			held := make([]string, len(m.Held))
 			for i, p := range m.Held {
-				held[i] = fmt.Sprint(p)
+				held[i] = strconv.Itoa(p)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\n", m.Member, orEmptyDash(strings.Join(held, ",")), m.Lag)
 		}
@@ -107,7 +108,7 @@ func (a *app) writeGroupPartitions(d groupPartitionsDoc) error {
 	}
 	fmt.Fprintln(tw, "PARTITION\tQUEUE\tHOLDER\tTOKEN\tLAG\tPENDING")
 	for _, p := range d.Partitions {
-		lag := fmt.Sprint(p.Lag)
+		lag := strconv.FormatInt(p.Lag, 10)
 		if !p.LagExact {
 			lag = ">=" + lag
 		}
