@@ -1,7 +1,6 @@
 package partition_test
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -152,23 +151,7 @@ func BenchmarkScaleDeliver(b *testing.B) {
 	idle, plain := c.Stream(q, "idle"), c.Stream(q, "plain")
 	ps, err := partition.Create(ctx, c, q, "orders", 1)
 	require.NoError(b, err)
-	var pc, mc counter
-	cons, err := c.Consumer(echomq.ConsumerConfig{Queue: q, Stream: plain.Name(), Group: "g", Name: "c", Start: echomq.StartHead, Handle: pc.handle, Logger: quiet})
-	require.NoError(b, err)
-	m, err := ps.Member(&partition.MemberConfig{Group: "g", Name: "c", Start: echomq.StartHead, Handle: mc.handle, Logger: quiet})
-	require.NoError(b, err)
-	rctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = cons.Run(rctx) })
-	wg.Go(func() { _ = m.Run(rctx) })
-	defer wg.Wait()
-	defer stop()
-	echomqtest.WaitFor(b, time.Minute, "the member to hold its partition", func() bool { return len(m.Assignment().Held) == 1 })
-	const batch = 1000
-	recs := make([]echomq.Fields, batch)
-	for i := range recs {
-		recs[i] = benchPayload
-	}
+	pc, mc, recs := deliverPair(b, c, plain, ps)
 	run := func(cnt *counter, appendBatch func() error) func(int) error {
 		return func(n int) error {
 			var done <-chan struct{}
@@ -188,8 +171,8 @@ func BenchmarkScaleDeliver(b *testing.B) {
 	}
 	sides := []*costed{
 		{name: "batch", run: run(nil, func() error { _, err := idle.AppendBatchWith(ctx, recs, nil); return err })},
-		{name: "consumer", run: run(&pc, func() error { _, err := plain.AppendBatchWith(ctx, recs, nil); return err })},
-		{name: "member", run: run(&mc, func() error { _, err := ps.AppendBatch(ctx, "PLR7", recs, nil); return err })},
+		{name: "consumer", run: run(pc, func() error { _, err := plain.AppendBatchWith(ctx, recs, nil); return err })},
+		{name: "member", run: run(mc, func() error { _, err := ps.AppendBatch(ctx, "PLR7", recs, nil); return err })},
 	}
 	ss := make([]echomqtest.Side, len(sides))
 	for i, s := range sides {
