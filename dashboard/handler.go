@@ -178,6 +178,7 @@ func (h *Handler) routes() {
 	m.Handle("GET /events", h.reader(http.HandlerFunc(h.events))) // reports an outage in its updates
 	read("GET /q/{queue}/streams/{stream}", h.streamPage)
 	read("GET /q/{queue}/streams/{stream}/groups", h.groupsPage)
+	read("GET /q/{queue}/partitioned/{stream}", h.partitionsPage)
 	read("GET /q/{queue}/streams/{stream}/dead", h.deadPage)
 	read("GET /q/{queue}/streams/{stream}/dead/{id}", h.deadLetterPage)
 	write("POST /q/{queue}/streams/{stream}/dead/replay", h.deadReplay)

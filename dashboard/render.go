@@ -30,7 +30,7 @@ func staticHandler() http.Handler {
 // pages are the parsed templates, one set per page over the layout.
 type pages struct{ byName map[string]*template.Template }
 
-var pageNames = []string{"overview", "stream", "groups", "dead", "deadletter", "lanes", "archive", "verify", "projections", "login", "error", "unreachable"}
+var pageNames = []string{"overview", "stream", "groups", "dead", "deadletter", "lanes", "archive", "verify", "projections", "partitions", "login", "error", "unreachable"}
 
 func loadPages() (*pages, error) {
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/templates/layout.html")

@@ -88,25 +88,7 @@ func (c *counter) await(n int) <-chan struct{} {
 // (target at most 1.05).
 func BenchmarkDeliverP1(b *testing.B) {
 	c, plain, ps := benchStreams(b)
-	var pc, mc counter
-	ccfg := echomq.ConsumerConfig{Queue: plain.Queue(), Stream: plain.Name(), Group: "g", Name: "c", Start: echomq.StartHead, Handle: pc.handle, Logger: quiet}
-	cons, err := c.Consumer(&ccfg)
-	require.NoError(b, err)
-	m, err := ps.Member(&partition.MemberConfig{Group: "g", Name: "c", Start: echomq.StartHead, Handle: mc.handle, Logger: quiet})
-	require.NoError(b, err)
-	rctx, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = cons.Run(rctx) })
-	wg.Go(func() { _ = m.Run(rctx) })
-	defer wg.Wait()
-	defer stop()
-	echomqtest.WaitFor(b, time.Minute, "the member to hold its partition", func() bool { return len(m.Assignment().Held) == 1 })
-
-	const batch = 1000
-	recs := make([]echomq.Fields, batch)
-	for i := range recs {
-		recs[i] = benchPayload
-	}
+	pc, mc, recs := deliverPair(b, c, plain, ps)
 	run := func(cnt *counter, appendBatch func() error) func(int) error {
 		return func(n int) error {
 			for range n / batch {
@@ -120,9 +102,36 @@ func BenchmarkDeliverP1(b *testing.B) {
 		}
 	}
 	echomqtest.CompareRounds(b, 4*batch, "deliveries/s",
-		echomqtest.Side{Name: "plain", Run: run(&pc, func() error { _, err := plain.AppendBatch(ctx, recs, nil); return err })},
-		echomqtest.Side{Name: "p1", Run: run(&mc, func() error { _, err := ps.AppendBatch(ctx, "PLR7", recs, nil); return err })},
+		echomqtest.Side{Name: "plain", Run: run(pc, func() error { _, err := plain.AppendBatch(ctx, recs, nil); return err })},
+		echomqtest.Side{Name: "p1", Run: run(mc, func() error { _, err := ps.AppendBatch(ctx, "PLR7", recs, nil); return err })},
 	)
+}
+
+// batch is the size of the delivery benchmarks' append batches.
+const batch = 1000
+
+// deliverPair runs a plain consumer of plain and a group member of ps, both
+// counting what they handle, until the benchmark ends, and returns their
+// counters and a batch of records to append.
+func deliverPair(b *testing.B, c *echomq.Client, plain *echomq.Stream, ps *partition.Stream) (pc, mc *counter, recs []echomq.Fields) {
+	b.Helper()
+	pc, mc = &counter{}, &counter{}
+	ccfg := echomq.ConsumerConfig{Queue: plain.Queue(), Stream: plain.Name(), Group: "g", Name: "c", Start: echomq.StartHead, Handle: pc.handle, Logger: quiet}
+	cons, err := c.Consumer(&ccfg)
+	require.NoError(b, err)
+	m, err := ps.Member(&partition.MemberConfig{Group: "g", Name: "c", Start: echomq.StartHead, Handle: mc.handle, Logger: quiet})
+	require.NoError(b, err)
+	rctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = cons.Run(rctx) })
+	wg.Go(func() { _ = m.Run(rctx) })
+	b.Cleanup(func() { stop(); wg.Wait() })
+	echomqtest.WaitFor(b, time.Minute, "the member to hold its partition", func() bool { return len(m.Assignment().Held) == 1 })
+	recs = make([]echomq.Fields, batch)
+	for i := range recs {
+		recs[i] = benchPayload
+	}
+	return pc, mc, recs
 }
 
 func itoa(n int) string {

@@ -188,3 +188,36 @@ func ExampleStream_Member() {
 	// ada [tea scone]
 	// bob [cake jam]
 }
+
+// GroupState reads a group from outside it: here no member has joined yet,
+// so no partition has a holder, and the group's lag is every event.
+func ExampleStream_GroupState() {
+	ctx := context.Background()
+	client := exampleClient()
+	defer client.Close()
+
+	orders, err := partition.Create(ctx, client, "shop", "orders", 2)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range []string{"ada", "bob", "cy"} {
+		if _, err := orders.Append(ctx, c, echomq.F("customer", c), nil); err != nil {
+			panic(err)
+		}
+		if _, err := orders.Partition(orders.Route(c)).Group("billing").Create(ctx, echomq.StartHead); err != nil {
+			panic(err)
+		}
+	}
+	st, err := orders.GroupState(ctx, "billing")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("members:", len(st.Members))
+	for _, p := range st.Partitions {
+		fmt.Printf("partition %d holder %q lag %d\n", p.Partition, p.Owner, p.Lag.Lag)
+	}
+	// Output:
+	// members: 0
+	// partition 0 holder "" lag 1
+	// partition 1 holder "" lag 2
+}

@@ -97,6 +97,12 @@ func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
 	return m, nil
 }
 
+// Group returns the name of the member's consumer group.
+func (m *Member) Group() string { return m.cfg.Group }
+
+// Stream returns the partitioned stream the member consumes.
+func (m *Member) Stream() *Stream { return m.s }
+
 // Name returns the member's name.
 func (m *Member) Name() string { return m.cfg.Name }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/partition"
 	"github.com/echomq/echomq/projection"
 )
 
@@ -45,6 +46,10 @@ type CollectorConfig struct {
 	Archiver *archive.Archiver
 	// Projections are read for their distance from the stream tops.
 	Projections []Projection
+	// Members are partitioned groups' members of this process: each
+	// exports the partitions it holds, their lag and pending entries, and
+	// the live members of its group (one lag read per held partition).
+	Members []*partition.Member
 	// Timeout bounds one scrape's engine reads. Defaults to
 	// [DefaultScrapeTimeout].
 	Timeout time.Duration
@@ -94,6 +99,11 @@ func NewCollector(config *CollectorConfig) (*Collector, error) {
 			return nil, &echomq.ArgumentError{Name: "projection", Reason: "needs a Name and a Checkpoint"}
 		}
 	}
+	for _, m := range cfg.Members {
+		if m == nil {
+			return nil, &echomq.ArgumentError{Name: "member", Reason: "must not be nil"}
+		}
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultScrapeTimeout
 	}
@@ -120,6 +130,12 @@ func NewCollector(config *CollectorConfig) (*Collector, error) {
 	desc("archive_watermark_timestamp_seconds", "Mint instant of the newest archived entry (Unix seconds); 0 when none.", qs...)
 	desc("archive_pending_entries", "Live entries past the archive policy and not archived yet.", qs...)
 	desc("projection_behind", "Entries of a source stream above the projection's checkpoint.", "projection", "queue", "stream")
+	qsgp := []string{"queue", "stream", "group", "partition"}
+	desc("partition_members", "Live members of a partitioned group, as this member saw at its last beat.", qsg...)
+	desc("partition_held_total", "Partitions this member holds.", qsg...)
+	desc("partition_held", "1 for each partition this member holds.", qsgp...)
+	desc("partition_lag", "Entries of a held partition above the group's last delivered id.", qsgp...)
+	desc("partition_pending", "Entries of a held partition delivered and not acknowledged.", qsgp...)
 	desc("engine_info", "1, labelled with the engine's name, version and maxmemory-policy (echomq.Client.Engine).", "engine", "version", "policy")
 	desc("engine_evicting", "1 when the engine's maxmemory-policy evicts keys (only noeviction keeps every key).")
 	desc("engine_used_memory_bytes", "The engine's used_memory at the client's last reading (its engine watcher).")
@@ -146,7 +162,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Timeout)
 	defer cancel()
-	s := &scrape{c: c, ch: ch, errs: map[string]int{"stream": 0, "group": 0, "lanes": 0, "archive": 0, "projection": 0}}
+	s := &scrape{c: c, ch: ch, errs: map[string]int{"stream": 0, "group": 0, "lanes": 0, "archive": 0, "projection": 0, "partition": 0}}
 	for _, r := range c.cfg.Streams {
 		s.stream(ctx, c.cfg.Client.Stream(r.Queue, r.Stream))
 	}
@@ -160,6 +176,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, p := range c.cfg.Projections {
 		s.projection(ctx, p)
+	}
+	for _, m := range c.cfg.Members {
+		s.member(ctx, m)
 	}
 	s.engine(c.cfg.Client.Engine())
 	for src, n := range s.errs {

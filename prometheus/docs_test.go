@@ -20,6 +20,7 @@ import (
 	"github.com/echomq/echomq/archive"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/partition"
 	"github.com/echomq/echomq/projection"
 	emqprom "github.com/echomq/echomq/prometheus"
 )
@@ -43,6 +44,12 @@ func exported(t *testing.T) map[string]string {
 	m.OnJob(ctx, lanes.JobTransition{Event: lanes.JobCompleted})
 	m.OnArchiveCycle(ctx, archive.CycleInfo{Start: now})
 	m.OnCheckpoint(ctx, projection.CheckpointInfo{})
+	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, client.Close()) })
+	ps, err := partition.Create(ctx, client, echomqtest.Queue(t), "s", 1)
+	require.NoError(t, err)
+	m.PartitionChanges(ps, "g", nil)(partition.Change{Gained: true})
 	reg := prometheus.NewRegistry()
 	require.NoError(t, reg.Register(m))
 	fams, err := reg.Gather()
@@ -57,9 +64,6 @@ func exported(t *testing.T) map[string]string {
 			}
 		}
 	}
-	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, client.Close()) })
 	c, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: client})
 	require.NoError(t, err)
 	ch := make(chan *prometheus.Desc, 64)

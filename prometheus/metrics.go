@@ -44,6 +44,7 @@ type Metrics struct {
 	lastCycle, lastCycleOK         *prometheus.GaugeVec
 	cycleDuration                  *prometheus.HistogramVec
 	checkpoints                    *prometheus.CounterVec
+	partitionChanges               *prometheus.CounterVec
 	all                            []prometheus.Collector
 }
 
@@ -98,6 +99,7 @@ func NewMetrics(cfg *MetricsConfig) *Metrics {
 	m.lastCycleOK = gauge("archive_last_cycle_success", "1 when the last archive cycle succeeded, 0 when it failed.", qs...)
 	m.cycleDuration = histogram("archive_cycle_duration_seconds", "Duration of an archive cycle.", qs...)
 	m.checkpoints = counter("projection_checkpoints_total", "Projection snapshots written, by outcome (ok or an error kind).", "projection", "outcome")
+	m.partitionChanges = counter("partition_changes_total", "Partitions gained or lost by members of a partitioned group (PartitionChanges).", "queue", "stream", "group", "change")
 	return m
 }
 

@@ -39,6 +39,10 @@ func (w *Conn) PartitionBeat(ctx context.Context, members, owners, member string
 	if err != nil {
 		return PartitionBeat{}, err
 	}
+	return decodeBeat(r)
+}
+
+func decodeBeat(r any) (PartitionBeat, error) {
 	arr, ok := r.([]any)
 	if !ok || len(arr) != 4 {
 		return PartitionBeat{}, errors.New("echomq: decode partition beat: want 4 parts")
@@ -72,6 +76,26 @@ func (w *Conn) PartitionBeat(ctx context.Context, members, owners, member string
 		out.Leases[i] = asString(all[k+1])
 	}
 	return out, nil
+}
+
+//go:embed lua/partition_group.lua
+var partitionGroupSrc string
+
+// partitionGroupLua: see the script's header.
+var partitionGroupLua = NewScript(partitionGroupSrc)
+
+// PartitionGroup reads a partitioned group's live members and every lease,
+// writing nothing: the reply has the shape of a beat's, Held left empty.
+func (w *Conn) PartitionGroup(ctx context.Context, members, owners string) (PartitionBeat, error) {
+	r, err := w.Run(ctx, partitionGroupLua, []string{members, owners}, nil)
+	if err != nil {
+		return PartitionBeat{}, err
+	}
+	arr, ok := r.([]any)
+	if !ok || len(arr) != 3 {
+		return PartitionBeat{}, errors.New("echomq: decode partition group: want 3 parts")
+	}
+	return decodeBeat([]any{arr[0], arr[1], []any{}, arr[2]})
 }
 
 func asString(v any) string {

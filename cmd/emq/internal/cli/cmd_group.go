@@ -141,7 +141,8 @@ entries a group gave up on.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.groupCreateCommand(), a.groupListCommand(), a.groupInfoCommand(),
-		a.groupPendingCommand(), a.groupClaimCommand(), a.groupDeleteConsumerCommand(), a.groupResetCommand())
+		a.groupPendingCommand(), a.groupClaimCommand(), a.groupDeleteConsumerCommand(), a.groupResetCommand(),
+		a.groupPartitionsCommand())
 	return cmd
 }
 

@@ -127,7 +127,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.appendCommand(), a.readCommand(), a.windowCommand(), a.sinceCommand(),
 		a.tailCommand(), a.trimCommand(), a.infoCommand(), a.idCommand(), a.demoCommand(),
 		a.projectCommand(), a.groupCommand(), a.consumeCommand(), a.deadCommand(),
-		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand(), a.replayCommand(), a.followCommand(), a.queryCommand())
+		a.retentionCommand(), a.archiveCommand(), a.lanesCommand(), a.uiCommand(), a.replayCommand(), a.followCommand(), a.queryCommand(), a.partitionCommand())
 	return root
 }
 

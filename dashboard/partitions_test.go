@@ -1,0 +1,75 @@
+package dashboard_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/partition"
+)
+
+// TestPartitionsPage: a partitioned stream of the dashboard's queue shows
+// its four partitions with their lengths, and a group of two members shows
+// both, the partitions each holds, and each partition's holder and lag.
+func TestPartitionsPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	s, err := partition.Create(b.ctx, b.client, b.queue, "orders-p", 4)
+	require.NoError(t, err)
+	for i := range 40 {
+		_, err := s.Append(b.ctx, "k"+strconv.Itoa(i), echomq.F("n", strconv.Itoa(i)), nil)
+		require.NoError(t, err)
+	}
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) })
+	var ids []string
+	for _, name := range []string{"a", "b"} {
+		m, err := s.Member(&partition.MemberConfig{
+			Group: "billing", Name: name, Start: echomq.StartHead, Logger: quiet,
+			Beat: 50 * time.Millisecond, LeaseTTL: time.Second,
+			Consumer: &echomq.ConsumerConfig{Count: 1, Beat: 100 * time.Millisecond},
+			Handle: func(hctx context.Context, _ echomq.Delivery) error {
+				select {
+				case <-block:
+				case <-hctx.Done():
+				}
+				return hctx.Err()
+			},
+		})
+		require.NoError(t, err)
+		require.NoError(t, m.Start(b.ctx))
+		t.Cleanup(func() { require.NoError(t, m.Stop(context.Background())) })
+		echomqtest.WaitFor(t, 30*time.Second, "the member to hold a partition", func() bool { return len(m.Assignment().Held) > 0 })
+		ids = append(ids, m.Assignment().Member)
+	}
+	echomqtest.WaitFor(t, 30*time.Second, "two partitions each", func() bool {
+		st, err := s.GroupState(b.ctx, "billing")
+		require.NoError(t, err)
+		return len(st.Members) == 2 && len(st.Held(st.Members[0])) == 2
+	})
+
+	br := b.browser(t)
+	br.signIn()
+	p := br.get("/q/" + b.queue + "/partitioned/orders-p")
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	require.Equal(t, 4, strings.Count(p.body, `<tr class="partition">`))
+	require.Equal(t, 2, strings.Count(p.body, `<tr class="member">`))
+	require.Contains(t, p.body, "Group billing")
+	for _, id := range ids {
+		require.Contains(t, p.body, id)
+	}
+	q0, err := partition.QueueOf(b.queue, 0, 4)
+	require.NoError(t, err)
+	require.Contains(t, p.body, q0)
+
+	for _, path := range []string{"/q/" + b.queue + "/partitioned/orders", "/q/" + b.queue + "/partitioned/a:b", "/q/nope/partitioned/orders-p"} {
+		require.Equal(t, http.StatusNotFound, br.get(path).status, path)
+	}
+}
