@@ -296,10 +296,6 @@ func (c *Consumer) Stopped() <-chan struct{} { return c.e.Stopped() }
 // Name returns the consumer's name within its group.
 func (c *Consumer) Name() string { return c.cfg.Name }
 
-// margin is how long before the engine could see an entry as idle for
-// MinIdle its handler's context ends.
-func (c *Consumer) margin() time.Duration { return c.cfg.MinIdle/10 + c.cfg.AckInterval }
-
 // ConsumerStats are a consumer's counters since it was made.
 type ConsumerStats struct {
 	Delivered int64 // handler calls

@@ -27,7 +27,7 @@ func TestAppendRead(t *testing.T) {
 	require.Len(t, a, 3)
 	for i, x := range a {
 		require.Equal(t, uint64(i+1), x.Position)
-		require.True(t, x.ID.Brand() == echomq.BrandEvent)
+		require.Equal(t, echomq.BrandEvent, x.ID.Brand())
 	}
 	head, err := s.Head(ctx)
 	require.NoError(t, err)
