@@ -2,9 +2,8 @@ package echomq
 
 // Fields is an event's payload: field names and values, flat and in order
 // (name, value, name, value, …). Values are binary-safe. The name "id" is
-// reserved for the record's branded id, and names beginning with "@"
-// ("@") for fields the library writes (a tagged event's
-// "@pos" and "@tags").
+// reserved for the record's branded id, and names beginning with "@" for
+// the fields the library writes (a tagged event's "@pos" and "@tags").
 type Fields []string
 
 // F builds [Fields] from alternating names and values:
