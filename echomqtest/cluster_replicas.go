@@ -118,18 +118,27 @@ func (c *Cluster) ReplicaOf(master *Server) (*Server, error) {
 	return nil, nil
 }
 
-// MasterOf returns the node serving slot now.
+// MasterOf returns the node serving slot. Right after a failover or a
+// restart the node asked may not have heard of the new master yet, or
+// still flag a peer it lost touch with: it asks again until a healthy
+// master serves slot (up to 30s).
 func (c *Cluster) MasterOf(slot int) (*Server, error) {
-	view, err := c.view()
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range view {
-		if n.master() && n.healthy() && n.owns(slot) {
-			return c.byAddr(n.Addr), nil
+	deadline := time.Now().Add(clusterReadyTimeout)
+	for {
+		view, err := c.view()
+		if err == nil {
+			for _, n := range view {
+				if n.master() && n.healthy() && n.owns(slot) {
+					return c.byAddr(n.Addr), nil
+				}
+			}
+			err = fmt.Errorf("echomqtest: no healthy master serves slot %d", slot)
 		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(50 * time.Millisecond) // sleep: the cluster's gossip converges
 	}
-	return nil, fmt.Errorf("echomqtest: no healthy master serves slot %d", slot)
 }
 
 // Failover runs CLUSTER FAILOVER on replica (a manual failover: its master

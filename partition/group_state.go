@@ -36,7 +36,9 @@ type PartState struct {
 	// Token is the partition's fencing token: the number of takes so far.
 	Token int64
 	// Lag is the group's lag on the partition ([echomq.Group.Lag], default
-	// limit); zero when the group does not exist on it yet.
+	// limit). Before any member created the group on the partition, it
+	// counts every entry (what a member starting at [echomq.StartHead]
+	// will deliver) and EngineLag is -1.
 	Lag echomq.GroupLag
 }
 
@@ -68,8 +70,8 @@ func (s *Stream) GroupState(ctx context.Context, group string) (GroupState, erro
 	own := owners(r.Leases, r.Now)
 	for i, p := range s.all {
 		ps := PartState{Partition: i, Queue: p.Queue(), Owner: own[i], Token: leaseToken(r.Leases[i])}
-		lag, err := p.Group(group).Lag(ctx, 0)
-		if err != nil && !errorsIsGroupNotFound(err) {
+		lag, err := partitionLag(ctx, p, group)
+		if err != nil {
 			return GroupState{}, err
 		}
 		ps.Lag = lag
@@ -86,4 +88,19 @@ func leaseToken(v string) int64 {
 	}
 	n, _ := strconv.ParseInt(v[i+1:], 10, 64)
 	return n
+}
+
+// partitionLag is group's lag on p; before the group exists there, every
+// entry of p counts: a lag of zero would tell an operator that nothing
+// waits while a member about to start at the head has all of it to do.
+func partitionLag(ctx context.Context, p *echomq.Stream, group string) (echomq.GroupLag, error) {
+	lag, err := p.Group(group).Lag(ctx, 0)
+	if !errorsIsGroupNotFound(err) {
+		return lag, err
+	}
+	n, err := p.CountAfter(ctx, echomq.EntryID{}, 0)
+	if err != nil {
+		return echomq.GroupLag{}, err
+	}
+	return echomq.GroupLag{Lag: n.N, Exact: n.Exact, EngineLag: -1}, nil
 }

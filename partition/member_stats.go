@@ -66,13 +66,14 @@ type Stats struct {
 
 // Stats returns the partitions the member holds with the group's lag on
 // each ([echomq.Group.Lag] with its default limit), one engine call per
-// partition. A partition whose group does not exist yet reports a zero lag.
+// partition. A partition whose group does not exist yet counts every
+// entry, as [Stream.GroupState] does.
 func (m *Member) Stats(ctx context.Context) ([]Stats, error) {
 	a := m.Assignment()
 	out := make([]Stats, 0, len(a.Held))
 	for _, h := range a.Held {
-		lag, err := m.s.all[h.Partition].Group(m.cfg.Group).Lag(ctx, 0)
-		if err != nil && !errorsIsGroupNotFound(err) {
+		lag, err := partitionLag(ctx, m.s.all[h.Partition], m.cfg.Group)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, Stats{Held: h, Lag: lag})

@@ -74,7 +74,7 @@ func toGroupPartitionsDoc(s *partition.Stream, st partition.GroupState) groupPar
 	for _, p := range st.Partitions {
 		d.Partitions = append(d.Partitions, groupPartitionDoc{
 			Partition: p.Partition, Queue: p.Queue, Owner: p.Owner, Token: p.Token,
-			Lag: p.Lag.Lag, LagExact: p.Lag.Exact || p.Lag == (echomq.GroupLag{}), Pending: p.Lag.Pending,
+			Lag: p.Lag.Lag, LagExact: p.Lag.Exact, Pending: p.Lag.Pending,
 		})
 		lag[p.Owner] += p.Lag.Lag
 	}
