@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/partition"
 )
 
