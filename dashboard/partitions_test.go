@@ -16,13 +16,13 @@ import (
 	"github.com/echomq/echomq/partition"
 )
 
-// TestPartitionsPage: a partitioned stream of the dashboard's queue shows
-// its four partitions with their lengths, and a group of two members shows
-// both, the partitions each holds, and each partition's holder and lag.
-func TestPartitionsPage(t *testing.T) {
-	t.Parallel()
-	b := setup(t, nil)
-	s, err := partition.Create(b.ctx, b.client, b.queue, "orders-p", 4)
+// partitioned makes the partitioned stream name of 4 partitions in the
+// bundle's queue, appends 40 events to it, and starts a group "billing" of
+// two members whose handlers block until the test ends; it returns the
+// members' ids once each holds two partitions.
+func (b *bundle) partitioned(t *testing.T, name string) []string {
+	t.Helper()
+	s, err := partition.Create(b.ctx, b.client, b.queue, name, 4)
 	require.NoError(t, err)
 	for i := range 40 {
 		_, err := s.Append(b.ctx, "k"+strconv.Itoa(i), echomq.F("n", strconv.Itoa(i)), nil)
@@ -55,6 +55,16 @@ func TestPartitionsPage(t *testing.T) {
 		require.NoError(t, err)
 		return len(st.Members) == 2 && len(st.Held(st.Members[0])) == 2
 	})
+	return ids
+}
+
+// TestPartitionsPage: a partitioned stream of the dashboard's queue shows
+// its four partitions with their lengths, and a group of two members shows
+// both, the partitions each holds, and each partition's holder and lag.
+func TestPartitionsPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	ids := b.partitioned(t, "orders-p")
 
 	br := b.browser(t)
 	br.signIn()
