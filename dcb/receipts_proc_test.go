@@ -43,9 +43,14 @@ var receiptsStreams = []string{"s0", "s1", "s2"}
 // of mine since position 0", and the writer's tagged events exist).
 const receiptsKinds = "ptbBdx"
 
+// receiptsOffsets are the writers' clocks against the engine's, in turn:
+// the plain appends mint with them, the tagged ones take the engine's ids.
+var receiptsOffsets = []time.Duration{0, 6 * time.Millisecond, -50 * time.Millisecond, 0}
+
 // TestReceiptsHelperProcess is not a test: it is one writer of
 // TestReceiptsProcesses, configured by EMQ_DCB_* variables. Its workers
-// append from EMQ_DCB_START (Unix ms) and it writes to EMQ_DCB_FILE one
+// append from EMQ_DCB_START (Unix ms), minting with a clock
+// EMQ_DCB_OFFSET_MS off the system's, and it writes to EMQ_DCB_FILE one
 // line per acknowledged event, "ack <kind> <stream> <receipt> <entry>
 // <position> <op>" (entry "-" and position 0 when the call does not return
 // them), and one per event of a refused conditional append, "conflict
@@ -59,7 +64,13 @@ func TestReceiptsHelperProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := echomq.Connect(ctx, &echomq.Config{URL: os.Getenv("EMQ_DCB_URL"), Notice: io.Discard})
+	offMs, err := strconv.Atoi(os.Getenv("EMQ_DCB_OFFSET_MS"))
+	require.NoError(t, err)
+	off := time.Duration(offMs) * time.Millisecond
+	c, err := echomq.Connect(ctx, &echomq.Config{
+		URL: os.Getenv("EMQ_DCB_URL"), Notice: io.Discard,
+		Clock: func() time.Time { return time.Now().Add(off) },
+	})
 	require.NoError(t, err)
 	defer c.Close()
 	q := os.Getenv("EMQ_DCB_QUEUE")
@@ -199,7 +210,8 @@ type receiptsAck struct {
 }
 
 // TestReceiptsProcesses: 8 writer processes (4 in -short), each with 4
-// goroutines, append at once to the same three streams of a queue plain
+// goroutines and its own clock (on time, 6 ms ahead, 50 ms behind), append
+// at once to the same three streams of a queue plain
 // events, tagged events, plain and tagged batches and conditional
 // appends of two streams, some of which conflict. Read back from every
 // stream: no receipt is stored twice across the streams, every
@@ -229,7 +241,8 @@ func TestReceiptsProcesses(t *testing.T) {
 	for i := range writers {
 		file := filepath.Join(dir, strconv.Itoa(i))
 		cmd, out := child(t, "TestReceiptsHelperProcess", receiptsEnv+"=1", "EMQ_DCB_URL="+url, "EMQ_DCB_QUEUE="+q,
-			"EMQ_DCB_ME="+strconv.Itoa(i), "EMQ_DCB_START="+strconv.FormatInt(start, 10), "EMQ_DCB_FILE="+file)
+			"EMQ_DCB_ME="+strconv.Itoa(i), "EMQ_DCB_START="+strconv.FormatInt(start, 10), "EMQ_DCB_FILE="+file,
+			"EMQ_DCB_OFFSET_MS="+strconv.FormatInt(receiptsOffsets[i%len(receiptsOffsets)].Milliseconds(), 10))
 		writers[i] = writer{cmd.Wait, out, file}
 	}
 	var acks []receiptsAck
