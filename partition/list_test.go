@@ -38,7 +38,7 @@ func TestList(t *testing.T) {
 		Group: "billing", Name: "a", Start: echomq.StartHead, Logger: quiet,
 		Beat: 50 * time.Millisecond, LeaseTTL: time.Second,
 		Consumer: &echomq.ConsumerConfig{Count: 1, Beat: 100 * time.Millisecond},
-		Handle: func(context.Context, echomq.Delivery) error { return nil },
+		Handle:   func(context.Context, echomq.Delivery) error { return nil },
 	})
 	require.NoError(t, err)
 	require.NoError(t, m.Start(ctx))
