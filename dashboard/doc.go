@@ -29,7 +29,9 @@
 //     and dead letters; updated live over Server-Sent Events. The streams
 //     are discovered with a SCAN of the queue's keys on the master that
 //     holds its slot ([echomq.Client.StreamsPrefix]); [Queue.Fixed] turns
-//     that off.
+//     that off. Below the streams, the queue's partitioned streams
+//     ([partition.List]) with their partition counts, each linked to its
+//     page (not with [Queue.Fixed]).
 //   - Stream: a time-window browser with paging. With [Config.Archive] set,
 //     it reads archive and live tail as one log ([archive.Reader]) and marks
 //     the seam between them.
@@ -41,6 +43,9 @@
 //     retry, pause and resume of the queue or of one lane.
 //   - Archive: segments, watermark, lag behind the policy, verify.
 //   - Projections: the checkpoints of live projections and how far they lag.
+//   - Partitioned stream: its partitions (queue, length, newest id) and each
+//     consumer group over them with its live members, the partitions each
+//     holds, and each partition's holder, fencing token and lag.
 //
 // # Security
 //

@@ -2,12 +2,14 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/partition"
 )
 
 // streamRow is one stream's line of the overview and the head of its page.
@@ -25,12 +27,23 @@ type streamRow struct {
 // ID names the row in the live updates.
 func (s streamRow) ID() string { return s.Queue + "/" + s.Name }
 
+// partitionedRow is one partitioned stream's line of the overview.
+type partitionedRow struct {
+	Queue, Name string
+	// Counts are the partition counts, oldest generation first.
+	Counts []int
+	Err    string
+}
+
 type overviewQueue struct {
 	Name        string
 	Lanes       bool
 	LaneStats   lanes.Stats
 	Projections int
 	Streams     []streamRow
+	// Partitioned are the queue's partitioned streams, each linked to its
+	// partitions page.
+	Partitioned []partitionedRow
 	// Totals over the streams read without an error.
 	Events, Dead int64
 	Groups       int
@@ -117,6 +130,12 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 			}
 			oq.Streams = append(oq.Streams, row)
 		}
+		if !v.fixed {
+			var err error
+			if oq.Partitioned, err = h.partitionedOf(ctx, v.name); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
 		oq.Err = strings.Join(errs, "; ")
 		d.Queues = append(d.Queues, oq)
 	}
@@ -138,4 +157,28 @@ func (h *Handler) streamRow(ctx context.Context, queue, name string) streamRow {
 		row.Err = err.Error()
 	}
 	return row
+}
+
+// partitionedOf lists the partitioned streams of queue (partition.List)
+// with their partition counts; a failure to open one is shown in its row.
+// A queue whose name no partitioned stream can have has none.
+func (h *Handler) partitionedOf(ctx context.Context, queue string) ([]partitionedRow, error) {
+	names, err := partition.List(ctx, h.client, queue)
+	if errors.Is(err, echomq.ErrInvalidName) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("partitioned streams: %w", err)
+	}
+	rows := make([]partitionedRow, 0, len(names))
+	for _, name := range names {
+		row := partitionedRow{Queue: queue, Name: name}
+		if s, err := partition.Open(ctx, h.client, queue, name); err != nil {
+			row.Err = err.Error()
+		} else {
+			row.Counts = s.Counts()
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
