@@ -153,3 +153,58 @@ func TestGuessesRaceClose(t *testing.T) {
 	requireLedgerBalances(t, e1)
 	t.Logf("%d trials of %d guesses: %d refused, %d scored, %d void (refunded)", raceTrials, players*each, refused, scored, void)
 }
+
+// The game's events decide, not its record: with game-closed in the log
+// and the record still open (a close whose record a test left behind), a
+// guess is refused with ErrClosed, nothing charged and nothing accepted.
+func TestGuessRefusedByGameClosedEvent(t *testing.T) {
+	t.Parallel()
+	e, _ := setup(t)
+	a := signIn(t, e, "a", 5)
+	r := room(t, e, RoomSpec{})
+	game := join(t, e, a, r)
+	g, ok, err := readJSON[gameRecord](ctx, e, tableGames, game)
+	require.NoError(t, err)
+	require.True(t, ok)
+	g.Reason = ReasonOperator
+	require.NoError(t, e.ensureClosed(ctx, g))
+	_, err = e.Submit(ctx, a.ID, game, codes(secretOf(t, e, game), 1, 0))
+	require.ErrorIs(t, err, ErrClosed)
+	w, err := e.Wallet(ctx, a.ID)
+	require.NoError(t, err)
+	require.Equal(t, int64(5), w.Keys, "nothing charged")
+	require.Empty(t, events(t, e, StreamGuessAccepted))
+	requireLedgerBalances(t, e)
+}
+
+// The charge is keyed by the guess: charging an accepted guess again (a
+// retried batch) answers from its record and charges nothing more.
+func TestChargeKeyedByGuess(t *testing.T) {
+	t.Parallel()
+	e, _ := setup(t)
+	a := signIn(t, e, "a", 5)
+	r := room(t, e, RoomSpec{})
+	game := join(t, e, a, r)
+	guess, err := e.mint(ctx, BrandGuess)
+	require.NoError(t, err)
+	job, err := e.client.MintID(ctx, e.queue, BrandJob)
+	require.NoError(t, err)
+	req := submitReq{player: a.ID, game: game, codes: codes(secretOf(t, e, game), 1, 0), guess: guess, job: job}
+	require.NoError(t, e.accept(ctx, req))
+	first := e.submitBatch(ctx, []submitReq{req, req}) // twice in one batch
+	again := e.submitBatch(ctx, []submitReq{req, req}) // and in a batch after it
+	require.NoError(t, first[0].err)
+	require.Equal(t, int64(4), first[0].rc.Balance.Keys)
+	for _, res := range append(first[1:], again...) {
+		require.NoError(t, res.err)
+		require.Equal(t, first[0].rc, res.rc)
+	}
+	charges := 0
+	for _, row := range ledgerRows(t, e) {
+		if row.Reason == ReasonGuess {
+			charges++
+		}
+	}
+	require.Equal(t, 1, charges)
+	requireLedgerBalances(t, e)
+}

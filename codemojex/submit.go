@@ -226,6 +226,7 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 				res[i].err = err
 				continue
 			}
+			done[q.guess] = &rec // the same guess again in the batch: answered, not charged
 			accepted = append(accepted, rec)
 			balances = append(balances, w.Of(rec.Currency))
 			res[i].rc = Receipt{Guess: rec.ID, Job: rec.Job, Game: rec.Game, Currency: rec.Currency, Charged: rec.Fee, Balance: w}
