@@ -177,9 +177,10 @@ func TestGuessRefusedByGameClosedEvent(t *testing.T) {
 	requireLedgerBalances(t, e)
 }
 
-// The charge is keyed by the guess: charging an accepted guess again (a
-// retried batch) answers from its record and charges nothing more.
-func TestChargeKeyedByGuess(t *testing.T) {
+// A submit is keyed by its guess: the same guess twice in a batch, or
+// again in a later batch (a retry), is accepted and charged once and
+// answered from its record.
+func TestSubmitKeyedByGuess(t *testing.T) {
 	t.Parallel()
 	e, _ := setup(t)
 	a := signIn(t, e, "a", 5)
@@ -190,7 +191,6 @@ func TestChargeKeyedByGuess(t *testing.T) {
 	job, err := e.client.MintID(ctx, e.queue, BrandJob)
 	require.NoError(t, err)
 	req := submitReq{player: a.ID, game: game, codes: codes(secretOf(t, e, game), 1, 0), guess: guess, job: job}
-	require.NoError(t, e.accept(ctx, req))
 	first := e.submitBatch(ctx, []submitReq{req, req}) // twice in one batch
 	again := e.submitBatch(ctx, []submitReq{req, req}) // and in a batch after it
 	require.NoError(t, first[0].err)
@@ -206,5 +206,6 @@ func TestChargeKeyedByGuess(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, charges)
+	require.Len(t, events(t, e, StreamGuessAccepted), 1)
 	requireLedgerBalances(t, e)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/echomq/echomq"
@@ -62,10 +63,7 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 		return Receipt{}, err
 	}
 	req := submitReq{player: player, game: game, codes: codes, guess: guess, job: job}
-	if err := e.accept(ctx, req); err != nil {
-		return Receipt{}, err
-	}
-	// Accepted: charge it even if the caller gives up now.
+	// Once accepted, a guess is charged whatever happens to its caller.
 	res, err := e.submits.Do(context.WithoutCancel(ctx), req)
 	if err == nil {
 		err = res.err
@@ -90,55 +88,47 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 	return res.rc, nil
 }
 
-// accept decides that the game takes the guess q, by the rule "a guess
-// counts only while its game is open": the checks on the records first
-// (unwatched reads: the game open and not expired, the player a member,
-// the codes, the balance covering the fee), so a guess bound to be refused
-// leaves nothing in the log; then guess-accepted (tags game, player, room)
-// is appended on the condition that no game-closed of the game exists. The
-// close appends game-closed with the record that stops the scores, so a
-// guess racing the close is either accepted before it (and then scored, or
-// void and refunded when the close wins its score) or refused with
-// [ErrClosed], nothing charged. The condition is "none ever" (after
-// position 0): a game closes once, so no read is needed to decide.
-func (e *Engine) accept(ctx context.Context, q submitReq) error {
-	g, ok, err := readJSON[gameRecord](ctx, e, tableGames, q.game)
-	if err != nil {
-		return err
-	}
+// precheck checks the guess q against the records read for it (unwatched):
+// the game open and not expired, the player a member, the codes, and the
+// balance w covering the fee; it returns the balance after the fee, for
+// the next guess of the player in the batch. A guess bound to be refused
+// is refused here, before anything is in the log.
+func (e *Engine) precheck(g *gameRecord, m *member, w *Wallet, q submitReq) (Wallet, error) {
 	switch {
-	case !ok:
-		return notFound("game", q.game)
+	case g == nil:
+		return Wallet{}, notFound("game", q.game)
 	case g.Status != StatusOpen:
-		return fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
+		return Wallet{}, fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
 	case e.nowMS() >= g.EndsMS:
-		return fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
+		return Wallet{}, fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
+	case m == nil:
+		return Wallet{}, fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
 	}
-	if _, ok, err := readJSON[member](ctx, e, tableMembers, memberKey(q.game, q.player)); err != nil {
-		return err
-	} else if !ok {
-		return fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
+	if _, err := checkCodes(*g, q.codes); err != nil {
+		return Wallet{}, err
 	}
-	if _, err := checkCodes(g, q.codes); err != nil {
-		return err
+	if w == nil {
+		return Wallet{}, notFound("player", q.player)
 	}
-	w, ok, err := readJSON[Wallet](ctx, e, tableWallets, q.player)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return notFound("player", q.player)
-	}
-	cur := g.currency()
-	if _, err := credit(w, cur, -g.Fee); err != nil {
-		return err
-	}
+	return credit(*w, g.currency(), -g.Fee)
+}
+
+// accept decides that the game g takes the guess q, by the rule "a guess
+// counts only while its game is open": guess-accepted (tags game, player,
+// room) is appended on the condition that no game-closed of the game
+// exists. The close appends game-closed with the record that stops the
+// scores, so a guess racing the close is either accepted before it (and
+// then charged, and scored, or void and refunded when the close wins its
+// score) or refused with [ErrClosed], nothing charged. The condition is
+// "none ever" (after position 0): a game closes once, so no read is
+// needed to decide. Concurrent acceptances share the store's script calls.
+func (e *Engine) accept(ctx context.Context, g *gameRecord, q submitReq) error {
 	ev := dcb.Append{
 		Stream: StreamGuessAccepted, Tags: dcb.Tags(TagGame, g.ID, TagPlayer, q.player, TagRoom, g.Room),
 		Fields: echomq.F("game", g.ID, "room", g.Room, "player", q.player, "guess", q.guess, "job", q.job.String(),
-			"currency", string(cur), "fee", itoa(g.Fee), "accepted_ms", itoa(e.nowMS())),
+			"currency", string(g.currency()), "fee", itoa(g.Fee), "accepted_ms", itoa(e.nowMS())),
 	}
-	_, err = e.store.Append(ctx, []dcb.Append{ev}, &dcb.Condition{Query: closeQuery(g.ID), After: 0})
+	_, err := e.store.Append(ctx, []dcb.Append{ev}, &dcb.Condition{Query: closeQuery(g.ID), After: 0})
 	if errors.Is(err, echomq.ErrConflict) {
 		return fmt.Errorf("%w: game %s closed", ErrClosed, q.game)
 	}
@@ -166,26 +156,38 @@ type submitRes struct {
 	err error
 }
 
-// submitBatch charges a batch of accepted guesses in one transaction: each
-// is charged on its own against the records as the earlier ones of the
-// batch left them; the refused ones write nothing. The charge is keyed by
-// the guess: a guess recorded before is answered from its record, never
-// charged twice. The game's status is not read here: [Engine.accept]
-// decided that the game took the guess.
+// submitBatch checks, accepts and charges a batch of guesses: the records
+// of the whole batch are read once, unwatched, and each guess checked
+// against them (the balance as the earlier guesses of the player left it);
+// the game takes each that passes by [Engine.accept], concurrently; then
+// one transaction charges the accepted ones, each on its own against the
+// records as the earlier ones left them, and a refused one writes nothing.
+// The charge is keyed by the guess: a guess recorded before is answered
+// from its record, never accepted or charged twice. The charge does not
+// read the game's status: the acceptance decided.
 func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
 	res := make([]submitRes, len(reqs))
 	games, members, wallets, guesses := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
 	for i, q := range reqs {
 		games[i], members[i], wallets[i], guesses[i] = q.game, memberKey(q.game, q.player), q.player, q.guess
 	}
-	// The games and members are read unwatched, once: what the charge
-	// takes from a game (room, keyboard, fee) never changes, a member
-	// record exists for good once its player joined, and the closes and
-	// scores that change them would otherwise make this commit run again.
+	// Read unwatched, once: what the charge takes from a game (room,
+	// keyboard, fee) never changes, a member record exists for good once
+	// its player joined, and the closes and scores that change them would
+	// otherwise make the charge run again. The wallets and guesses are
+	// read again, watched, by the charge.
 	gameRecs, err := peek[gameRecord](ctx, e, tableGames, games)
 	var joined map[string]*member
+	var purses map[string]*Wallet
+	var recorded map[string]*guessRecord
 	if err == nil {
 		joined, err = peek[member](ctx, e, tableMembers, members)
+	}
+	if err == nil {
+		purses, err = peek[Wallet](ctx, e, tableWallets, wallets)
+	}
+	if err == nil {
+		recorded, err = peek[guessRecord](ctx, e, tableGuesses, guesses)
 	}
 	if err != nil {
 		for i := range res {
@@ -193,8 +195,43 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		}
 		return res
 	}
+	var wg sync.WaitGroup
+	first := map[string]int{} // guess → its first index in the batch
+	for i, q := range reqs {
+		if _, ok := first[q.guess]; ok {
+			continue // a guess twice in the batch: its first time decides (below)
+		}
+		first[q.guess] = i
+		if recorded[q.guess] != nil {
+			continue // charged before: the charge answers from its record
+		}
+		after, err := e.precheck(gameRecs[q.game], joined[memberKey(q.game, q.player)], purses[q.player], q)
+		if err != nil {
+			res[i].err = err
+			continue
+		}
+		purses[q.player] = &after
+		wg.Go(func() { res[i].err = e.accept(ctx, gameRecs[q.game], q) })
+	}
+	wg.Wait()
+	for i, q := range reqs {
+		if j := first[q.guess]; j != i {
+			res[i].err = res[j].err
+		}
+	}
+	var live []int // the accepted, and the recorded
+	for i := range reqs {
+		if res[i].err == nil {
+			live = append(live, i)
+		}
+	}
+	if len(live) == 0 {
+		return res
+	}
 	err = e.update(ctx, func(ctx context.Context, t *txn) error {
-		clear(res)
+		for _, i := range live {
+			res[i] = submitRes{}
+		}
 		r := newReads(t)
 		maps.Copy(r.games, gameRecs)
 		maps.Copy(r.members, joined)
@@ -205,7 +242,8 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		}
 		var accepted []guessRecord
 		var balances []int64
-		for i, q := range reqs {
+		for _, i := range live {
+			q := reqs[i]
 			if rec := done[q.guess]; rec != nil {
 				w, err := r.wallet(ctx, q.player)
 				if err != nil {
@@ -248,7 +286,7 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		return nil
 	})
 	if err != nil {
-		for i := range res {
+		for _, i := range live {
 			res[i] = submitRes{err: err}
 		}
 	}
