@@ -228,6 +228,10 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 	if len(live) == 0 {
 		return res
 	}
+	liveWallets, liveGuesses := make([]string, len(live)), make([]string, len(live))
+	for k, i := range live {
+		liveWallets[k], liveGuesses[k] = reqs[i].player, reqs[i].guess
+	}
 	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		for _, i := range live {
 			res[i] = submitRes{}
@@ -237,7 +241,7 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		maps.Copy(r.members, joined)
 		// The batch's wallets and guesses, a round trip per table.
 		done := map[string]*guessRecord{}
-		if err := errors.Join(prefetch(ctx, t, r.wallets, tableWallets, wallets), prefetch(ctx, t, done, tableGuesses, guesses)); err != nil {
+		if err := errors.Join(prefetch(ctx, t, r.wallets, tableWallets, liveWallets), prefetch(ctx, t, done, tableGuesses, liveGuesses)); err != nil {
 			return err
 		}
 		var accepted []guessRecord
