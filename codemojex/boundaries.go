@@ -115,14 +115,30 @@ func closeQuery(game string) dcb.Query {
 	return dcb.Query{{Types: []string{StreamGameClosed}, Tags: dcb.Tags(TagGame, game)}}
 }
 
+// closedFields are the fields of g's game-closed.
+func closedFields(g gameRecord) []string {
+	return []string{"game", g.ID, "room", g.Room, "reason", g.Reason, "closed_ms", itoa(g.ClosedMS)}
+}
+
+// appendClosed buffers the game-closed of g (tags game, room) in the
+// transaction that moves g from open to closing: the record's watch makes
+// that transaction commit once per game, so the event is appended once,
+// and the game's record and events say "closed" from one atomic step.
+func (t *txn) appendClosed(ctx context.Context, g gameRecord) error {
+	_, err := t.append(ctx, StreamGameClosed, closedFields(g)...)
+	return err
+}
+
 // ensureClosed appends game-closed for the closing (or settled) game g
-// unless it is in the log: once, whoever races (the closer, the crack's
-// worker, sweeps). The settlement reads the roster only after it, so a
-// join either came before it (and is on the board) or is refused.
+// unless it is in the log. The close appends it with the record
+// ([txn.appendClosed]), so this writes it only for a game closed before
+// that (an older engine's); whoever races (settlers, sweeps), once. The
+// settlement reads the roster only after it, so a join either came before
+// it (and is on the board) or is refused.
 func (e *Engine) ensureClosed(ctx context.Context, g gameRecord) error {
 	ev := dcb.Append{
 		Stream: StreamGameClosed, Tags: dcb.Tags(TagGame, g.ID, TagRoom, g.Room),
-		Fields: echomq.F("game", g.ID, "room", g.Room, "reason", g.Reason, "closed_ms", itoa(g.ClosedMS)),
+		Fields: echomq.F(closedFields(g)...),
 	}
 	_, err := e.store.Append(ctx, []dcb.Append{ev}, &dcb.Condition{Query: closeQuery(g.ID), After: 0})
 	if errors.Is(err, echomq.ErrConflict) {

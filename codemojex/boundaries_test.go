@@ -264,3 +264,49 @@ func TestBoundaryRepairs(t *testing.T) {
 	_, err = e.Close(ctx, game, ReasonOperator)
 	require.ErrorIs(t, err, ErrAlreadyClosed)
 }
+
+// The events appended inside transactions are tagged with the game, player
+// and room they are about, so a query sees them beside the decided ones:
+// a game's whole story in order, a player's ledger rows, a room's opening.
+func TestTransactionEventsTagged(t *testing.T) {
+	t.Parallel()
+	e, _ := setup(t)
+	a, b := signIn(t, e, "a", 5), signIn(t, e, "b", 5)
+	r := room(t, e, RoomSpec{Prize: 10})
+	game := join(t, e, a, r)
+	join(t, e, b, r)
+	s := secretOf(t, e, game)
+	_, err := e.Submit(ctx, a.ID, game, codes(s, 1, 0))
+	require.NoError(t, err)
+	require.Equal(t, 1, scoreAll(t, e))
+	_, err = e.Close(ctx, game, ReasonOperator)
+	require.NoError(t, err)
+
+	evs, _, err := e.store.ReadAll(ctx, dcb.Query{{Tags: dcb.Tags(TagGame, game)}}, 0)
+	require.NoError(t, err)
+	var story []string
+	for _, ev := range evs {
+		story = append(story, ev.Stream)
+	}
+	require.Equal(t, []string{StreamGameStarted, StreamPlayerJoined, StreamGuessAccepted, StreamGuessScored, StreamGameClosed, StreamGameSettled}, story)
+	require.Equal(t, dcb.Tags(TagGame, game, TagPlayer, a.ID, TagRoom, r.ID), evs[3].Tags)
+
+	for _, p := range []Player{a, b} {
+		rows, _, err := e.store.ReadAll(ctx, dcb.Query{{Types: []string{StreamLedger}, Tags: dcb.Tags(TagPlayer, p.ID)}}, 0)
+		require.NoError(t, err)
+		var want []string
+		for _, row := range ledgerRows(t, e) {
+			if row.Player == p.ID {
+				want = append(want, row.Txn)
+			}
+		}
+		var got []string
+		for _, ev := range rows {
+			got = append(got, ev.Fields.Value("txn"))
+		}
+		require.Equal(t, want, got, "ledger rows of %s", p.Name)
+	}
+	opened, _, err := e.store.ReadAll(ctx, dcb.Query{{Types: []string{StreamRoomOpened}, Tags: dcb.Tags(TagRoom, r.ID)}}, 0)
+	require.NoError(t, err)
+	require.Len(t, opened, 1)
+}

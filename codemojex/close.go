@@ -30,7 +30,8 @@ type Settlement struct {
 // Close closes an open game (an operator, or the sweep once its time is
 // up) and settles it. A game closes exactly once whoever races to close it
 // (a crack, the sweep, operators): the close is a transaction that moves an
-// open game to closing, and only the caller whose transaction did so gets
+// open game to closing and appends its game-closed (which refuses the
+// game's later joins and guesses), and only the caller whose transaction did so gets
 // the settlement without an error. Every other caller gets
 // [ErrAlreadyClosed] (with the settlement when it is done), after helping
 // an unfinished settlement to its end. It returns a [*NotFoundError] for an
@@ -57,7 +58,12 @@ func (e *Engine) Close(ctx context.Context, game, reason string) (Settlement, er
 		}
 		g.Status, g.Reason, g.ClosedMS = StatusClosing, reason, e.nowMS()
 		won = true
-		return t.put(tableGames, g.ID, g)
+		if err := t.put(tableGames, g.ID, g); err != nil {
+			return err
+		}
+		// The close's event commits with the record: from here on the
+		// game's joins and guesses are refused by their conditions.
+		return t.appendClosed(ctx, g)
 	})
 	if err != nil {
 		return Settlement{}, err
@@ -75,10 +81,11 @@ func (e *Engine) Close(ctx context.Context, game, reason string) (Settlement, er
 // settle pays a closing game's prize, resets its room and appends
 // game-settled (and game-revealed for a blind game), in one transaction
 // that only commits while the game is still closing; a settled game
-// returns its settlement again. It appends game-closed first (once per
-// game), then reads the board: once a game is closing no guess is scored
-// into it, and once game-closed is in the log nobody joins it, so the
-// board is final.
+// returns its settlement again. It makes sure of game-closed first (the
+// close appended it with the record; a game closed before that rule gets
+// it here, once), then reads the board: once a game is closing no guess
+// is scored into it, and once game-closed is in the log nobody joins it
+// and no guess is accepted, so the board is final.
 func (e *Engine) settle(ctx context.Context, game string) (Settlement, error) {
 	g, ok, err := readJSON[gameRecord](ctx, e, tableGames, game)
 	if err != nil {
@@ -93,8 +100,8 @@ func (e *Engine) settle(ctx context.Context, game string) (Settlement, error) {
 	case StatusOpen:
 		return Settlement{}, fmt.Errorf("codemojex: settle game %s: still open", game)
 	}
-	// game-closed first: a join is decided on the game's events, so the
-	// roster is final only once the close is among them.
+	// game-closed first: joins and guesses are decided on the game's
+	// events, so the roster is final only once the close is among them.
 	if err := e.ensureClosed(ctx, g); err != nil {
 		return Settlement{}, err
 	}

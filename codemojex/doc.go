@@ -31,11 +31,12 @@
 // Each transition reads the records it depends on (watching them) and
 // commits its record writes and its event appends together, or not at all
 // (it runs again when a concurrent writer changed what it read), except the
-// three rules below that are decided over events:
+// rules below that are decided over events:
 //
 //   - submit: the game is open and not expired, the player a member, the
-//     guess valid, the balance enough; then the wallet debit, its ledger
-//     row and the guess record (status queued, which is its pending mark)
+//     guess valid, the balance enough (read); the game takes the guess by
+//     a conditional append (below); then the wallet debit, its ledger row
+//     and the guess record (status queued, which is its pending mark)
 //     commit together. The enqueue follows with the job id minted before;
 //     if it fails the charge is refunded by a second transaction, and if
 //     the process dies in between, the sweep's [Engine.Requeue] finds the
@@ -44,9 +45,11 @@
 //   - score: the guess record moves from queued to scored, the player's
 //     attempts and best move, and guess-scored is appended, together; a
 //     redelivered job finds the guess scored and changes nothing. A 600 in
-//     a classic game also moves the game to closing in that transaction.
-//   - close: a transaction moves an open game to closing, so a game closes
-//     exactly once whoever races (the crack, sweeps, operators). The
+//     a classic game also moves the game to closing (and appends its
+//     game-closed) in that transaction.
+//   - close: a transaction moves an open game to closing and appends its
+//     game-closed, so a game closes exactly once whoever races (the crack,
+//     sweeps, operators), in the records and the log at once. The
 //     settlement then reads the final board (nobody scores into or joins a
 //     closing game), and one transaction pays the winners (wallets and
 //     ledger rows), settles the game, puts the room back to waiting and
@@ -56,7 +59,7 @@
 //
 // # Rules decided over consistency boundaries
 //
-// Three rules are decided by a query of the events about one thing and an
+// Four rules are decided by a query of the events about one thing and an
 // append on the condition that nothing matching the query came since the
 // read (package dcb), not by records: the rule's fact is a tagged event,
 // and the record that used to decide it is written after the event, from
@@ -70,22 +73,28 @@
 //     that neither a player-joined of the pair nor the game's game-closed
 //     is in the log. Of two racing joins one appends, the other reads it
 //     and answers Already. The member record (attempts, best) follows.
-//   - Nobody joins a closed game: the settlement appends game-closed (tags
-//     game, room; once per game, on the condition that none exists) before
-//     it reads the roster, so a join either precedes it and is on the
-//     board, or meets it and starts the room's next game.
+//   - Nobody joins a closed game: the close appends game-closed (tags
+//     game, room) with its record, and the settlement reads the roster only
+//     after it, so a join either precedes it and is on the board, or meets
+//     it and starts the room's next game.
+//   - A guess counts only while its game is open ([Engine.Submit]):
+//     guess-accepted (tags game, player, room) is appended on the condition
+//     that the game has no game-closed; then the charge (wallet, ledger
+//     row, guess record) follows in a transaction keyed by the guess. A
+//     guess racing the close is accepted before it (then scored, or void
+//     and refunded) or refused with [ErrClosed], nothing charged.
 //   - A sign-in identity makes one player ([Engine.SignIn], first sign-in):
 //     player-registered (tags identity, a hash of the provider's subject,
 //     and player) is appended on the condition that the identity has none;
 //     concurrent first sign-ins all get the winner's player, and its
 //     records (and starter grant) are written once.
 //
-// The close itself (open → closing, exactly once), the charge of a guess
-// (only while the game is open) and the score stay transactions over the
-// game record: they write wallets, guesses and members, which a conditional
-// append cannot write with it. A guess racing the close is charged only
-// while the record says open; the close voids and refunds a charged guess
-// it beat to the score.
+// The close itself (open → closing, exactly once), the charge of an
+// accepted guess and the score stay transactions: they write wallets,
+// guesses and members, which a conditional append cannot write with it.
+// The close voids and refunds an accepted guess it beat to the score.
+// Every event, those of transactions too, is tagged with the game, player
+// and room it is about, so a query sees it.
 //
 // Concurrent submits, and concurrent scores, within one process share
 // transactions (a group commit): each request is still checked and applied

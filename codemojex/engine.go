@@ -85,7 +85,7 @@ type Engine struct {
 	// into a short queue; transactions of other processes still retry. An
 	// attempt takes the locks of its streams in the order of [Streams] and
 	// lets them go when it ends, so no two attempts wait on each other.
-	streamMu [9]sync.Mutex
+	streamMu [10]sync.Mutex // one per Streams
 	randMu   sync.Mutex
 
 	// classic remembers the games known to be classic (a mode never

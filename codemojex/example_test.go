@@ -78,7 +78,8 @@ func ExampleEngine() {
 // A player joins a game once, decided over the game's events: the join
 // appends player-joined on the condition that the player's join and the
 // game's close are not in the log, so a second join (or a racing one)
-// changes nothing. The game's tagged events read back with package dcb.
+// changes nothing. The game's events, all tagged (those of transactions
+// too), read back in order with package dcb.
 func ExampleEngine_Join() {
 	ctx := context.Background()
 	client, err := echomq.Connect(ctx, &echomq.Config{URL: embedded.URL, NodeID: new(1), Notice: io.Discard})
@@ -130,8 +131,10 @@ func ExampleEngine_Join() {
 	// Output:
 	// bob joined: true already: false
 	// bob joined: true already: true
+	// game-started 3 tags
 	// player-joined 3 tags
 	// game-closed 2 tags
+	// game-settled 2 tags
 }
 
 // A game spread over three shards: each shard is a queue whose slot lies

@@ -40,18 +40,25 @@ const (
 	// identity (the provider and a hash of the subject), player; one per
 	// identity.
 	StreamPlayerRegistered = "player-registered"
+	// StreamGuessAccepted: an open game took a guess, before its charge.
+	// Fields: game, room, player, guess, job, currency, fee, accepted_ms
+	// (never the codes). Tags: game, player, room; appended on the
+	// condition that the game has no game-closed.
+	StreamGuessAccepted = "guess-accepted"
 	// StreamLedger: the append-only ledger, one row per balance change.
 	// Fields: txn (a TXN id), player, currency, delta, balance (after),
 	// reason, ref.
 	StreamLedger = "ledger"
 )
 
-// Streams lists the streams the engine appends to.
-// The tagged ones (player-joined, game-closed, player-registered) are
-// appended by conditional appends, outside any transaction.
+// Streams lists the streams the engine appends to, in the lock order of
+// its transactions. Every event is tagged with the game, player and room
+// it is about; player-joined, guess-accepted, player-registered (and a
+// repaired game-closed) are appended by conditional appends, outside any
+// transaction, the others inside transactions.
 var Streams = []string{
 	StreamRoomOpened, StreamGameStarted, StreamPlayerJoined, StreamGuessScored, StreamGameSettled, StreamGameRevealed,
-	StreamGameClosed, StreamPlayerRegistered, StreamLedger,
+	StreamGameClosed, StreamPlayerRegistered, StreamGuessAccepted, StreamLedger,
 }
 
 // The tables (records beside the streams) the engine keeps in its queue.

@@ -64,7 +64,8 @@ type Scored struct {
 // leaves status queued, its pending mark), the player's attempts and best
 // in the game and the guess-scored event commit together, so scoring the
 // same guess again changes nothing. A 600 in a classic game also moves the game to
-// closing in that transaction (its settlement follows). A guess whose game
+// closing and appends its game-closed in that transaction (its settlement
+// follows). A guess whose game
 // is no longer open is void and refunded instead. Concurrent scores share
 // transactions. It returns a [*NotFoundError] for an unknown guess.
 func (e *Engine) Score(ctx context.Context, guess string) (Scored, error) {
@@ -99,6 +100,7 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 			balance int64
 		}
 		var refunds []refund
+		var closes []gameRecord // the games a crack closed
 		// The batch's records, a round trip per table: the guesses, then
 		// the games and members of those still queued. A guess twice in
 		// the batch is one record, so its second time finds it scored.
@@ -147,6 +149,9 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 				return err
 			}
 			recs, events = append(recs, rec), append(events, fields)
+			if res[i].s.Cracked {
+				closes = append(closes, *g)
+			}
 		}
 		if err := r.flush(); err != nil {
 			return err
@@ -158,6 +163,11 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 		}
 		for _, f := range events {
 			if _, err := t.append(ctx, StreamGuessScored, f...); err != nil {
+				return err
+			}
+		}
+		for _, g := range closes {
+			if err := t.appendClosed(ctx, g); err != nil {
 				return err
 			}
 		}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex/rules"
+	"github.com/echomq/echomq/dcb"
 	"github.com/echomq/echomq/lanes"
 )
 
@@ -26,14 +28,18 @@ type Receipt struct {
 
 // Submit checks a guess and queues it for scoring: the game must exist
 // and be open and not expired, the player a member, the codes 6 distinct
-// codes of the game's keyboard, and the balance must cover the fee. Then,
-// in one transaction, the fee is charged, the ledger row booked and the
-// guess recorded; then the guess is enqueued as a JOB on the player's lane.
-// If that enqueue fails the charge is refunded in a second transaction.
-// Concurrent submits share transactions (each guess is checked and charged
-// on its own, in arrival order).
+// codes of the game's keyboard, and the balance must cover the fee. The
+// game takes the guess by the rule "a guess counts only while its game is
+// open", decided over the game's events: guess-accepted is appended on the
+// condition that the game has no game-closed (see [Engine.accept]). Then,
+// in one transaction keyed by the guess, the fee is charged, the ledger
+// row booked and the guess recorded; then the guess is enqueued as a JOB
+// on the player's lane. If that enqueue fails the charge is refunded in a
+// second transaction. Concurrent submits share transactions (each guess
+// is checked and charged on its own, in arrival order).
 //
-// It returns a [*NotFoundError] (unknown game or player), [ErrClosed],
+// It returns a [*NotFoundError] (unknown game or player), [ErrClosed]
+// (also when the game's close came before the guess's acceptance),
 // [ErrExpired], [ErrNotMember], the rules' *[rules.CodesError] (matching
 // [rules.ErrBadGuess], with a message fit to show), an
 // [*InsufficientError], and [ErrUnavailable] when the guess could not be
@@ -57,6 +63,7 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 		return Receipt{}, err
 	}
 	req := submitReq{player: player, game: game, codes: codes, guess: guess, job: job}
+	// Once accepted, a guess is charged whatever happens to its caller.
 	res, err := e.submits.Do(context.WithoutCancel(ctx), req)
 	if err == nil {
 		err = res.err
@@ -81,6 +88,62 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 	return res.rc, nil
 }
 
+// precheck checks the guess q against the records read for it (unwatched):
+// the game open and not expired, the player a member, the codes, and the
+// balance w covering the fee; it returns the balance after the fee, for
+// the next guess of the player in the batch. A guess bound to be refused
+// is refused here, before anything is in the log.
+func (e *Engine) precheck(g *gameRecord, m *member, w *Wallet, q submitReq) (Wallet, error) {
+	switch {
+	case g == nil:
+		return Wallet{}, notFound("game", q.game)
+	case g.Status != StatusOpen:
+		return Wallet{}, fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
+	case e.nowMS() >= g.EndsMS:
+		return Wallet{}, fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
+	case m == nil:
+		return Wallet{}, fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
+	}
+	if _, err := checkCodes(*g, q.codes); err != nil {
+		return Wallet{}, err
+	}
+	if w == nil {
+		return Wallet{}, notFound("player", q.player)
+	}
+	return credit(*w, g.currency(), -g.Fee)
+}
+
+// accept decides that the game g takes the guess q, by the rule "a guess
+// counts only while its game is open": guess-accepted (tags game, player,
+// room) is appended on the condition that no game-closed of the game
+// exists. The close appends game-closed with the record that stops the
+// scores, so a guess racing the close is either accepted before it (and
+// then charged, and scored, or void and refunded when the close wins its
+// score) or refused with [ErrClosed], nothing charged. The condition is
+// "none ever" (after position 0): a game closes once, so no read is
+// needed to decide. Concurrent acceptances share the store's script calls.
+func (e *Engine) accept(ctx context.Context, g *gameRecord, q submitReq) error {
+	ev := dcb.Append{
+		Stream: StreamGuessAccepted, Tags: dcb.Tags(TagGame, g.ID, TagPlayer, q.player, TagRoom, g.Room),
+		Fields: echomq.F("game", g.ID, "room", g.Room, "player", q.player, "guess", q.guess, "job", q.job.String(),
+			"currency", string(g.currency()), "fee", itoa(g.Fee), "accepted_ms", itoa(e.nowMS())),
+	}
+	_, err := e.store.Append(ctx, []dcb.Append{ev}, &dcb.Condition{Query: closeQuery(g.ID), After: 0})
+	if errors.Is(err, echomq.ErrConflict) {
+		return fmt.Errorf("%w: game %s closed", ErrClosed, q.game)
+	}
+	return err
+}
+
+// checkCodes checks a guess's codes against the keyboard of game g.
+func checkCodes(g gameRecord, codes []string) (rules.Guess, error) {
+	kb, err := rules.ParseKeyboard(g.Keyboard)
+	if err != nil {
+		return rules.Guess{}, err
+	}
+	return rules.NewGuess(kb, codes)
+}
+
 type submitReq struct {
 	player, game string
 	codes        []string
@@ -93,36 +156,110 @@ type submitRes struct {
 	err error
 }
 
-// submitBatch checks and charges a batch of guesses in one transaction:
-// each is checked on its own against the records as the earlier ones of
-// the batch left them; the refused ones write nothing.
+// submitBatch checks, accepts and charges a batch of guesses: the records
+// of the whole batch are read once, unwatched, and each guess checked
+// against them (the balance as the earlier guesses of the player left it);
+// the game takes each that passes by [Engine.accept], concurrently; then
+// one transaction charges the accepted ones, each on its own against the
+// records as the earlier ones left them, and a refused one writes nothing.
+// The charge is keyed by the guess: a guess recorded before is answered
+// from its record, never accepted or charged twice. The charge does not
+// read the game's status: the acceptance decided.
 func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
 	res := make([]submitRes, len(reqs))
-	games, members, wallets := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
+	games, members, wallets, guesses := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
 	for i, q := range reqs {
-		games[i], members[i], wallets[i] = q.game, memberKey(q.game, q.player), q.player
+		games[i], members[i], wallets[i], guesses[i] = q.game, memberKey(q.game, q.player), q.player, q.guess
 	}
-	// The members are read unwatched, once: a member record exists for
-	// good once its player joined, and the scores that change its attempts
-	// and best would otherwise make this commit run again.
-	joined, err := peek[member](ctx, e, tableMembers, members)
+	// Read unwatched, once: what the charge takes from a game (room,
+	// keyboard, fee) never changes, a member record exists for good once
+	// its player joined, and the closes and scores that change them would
+	// otherwise make the charge run again. The wallets and guesses are
+	// read again, watched, by the charge.
+	gameRecs, err := peek[gameRecord](ctx, e, tableGames, games)
+	var joined map[string]*member
+	var purses map[string]*Wallet
+	var recorded map[string]*guessRecord
+	if err == nil {
+		joined, err = peek[member](ctx, e, tableMembers, members)
+	}
+	if err == nil {
+		purses, err = peek[Wallet](ctx, e, tableWallets, wallets)
+	}
+	if err == nil {
+		recorded, err = peek[guessRecord](ctx, e, tableGuesses, guesses)
+	}
 	if err != nil {
 		for i := range res {
 			res[i] = submitRes{err: err}
 		}
 		return res
 	}
+	var wg sync.WaitGroup
+	first := map[string]int{} // guess → its first index in the batch
+	for i, q := range reqs {
+		if _, ok := first[q.guess]; ok {
+			continue // a guess twice in the batch: its first time decides (below)
+		}
+		first[q.guess] = i
+		if recorded[q.guess] != nil {
+			continue // charged before: the charge answers from its record
+		}
+		after, err := e.precheck(gameRecs[q.game], joined[memberKey(q.game, q.player)], purses[q.player], q)
+		if err != nil {
+			res[i].err = err
+			continue
+		}
+		purses[q.player] = &after
+		wg.Go(func() { res[i].err = e.accept(ctx, gameRecs[q.game], q) })
+	}
+	wg.Wait()
+	for i, q := range reqs {
+		if j := first[q.guess]; j != i {
+			res[i].err = res[j].err
+		}
+	}
+	var live []int // the accepted, and the recorded
+	for i := range reqs {
+		if res[i].err == nil {
+			live = append(live, i)
+		}
+	}
+	if len(live) == 0 {
+		return res
+	}
+	liveWallets, liveGuesses := make([]string, len(live)), make([]string, len(live))
+	for k, i := range live {
+		liveWallets[k], liveGuesses[k] = reqs[i].player, reqs[i].guess
+	}
 	err = e.update(ctx, func(ctx context.Context, t *txn) error {
-		clear(res)
+		for _, i := range live {
+			res[i] = submitRes{}
+		}
 		r := newReads(t)
+		maps.Copy(r.games, gameRecs)
 		maps.Copy(r.members, joined)
-		// The batch's other records, a round trip per table.
-		if err := errors.Join(prefetch(ctx, t, r.games, tableGames, games), prefetch(ctx, t, r.wallets, tableWallets, wallets)); err != nil {
+		// The batch's wallets and guesses, a round trip per table.
+		done := map[string]*guessRecord{}
+		if err := errors.Join(prefetch(ctx, t, r.wallets, tableWallets, liveWallets), prefetch(ctx, t, done, tableGuesses, liveGuesses)); err != nil {
 			return err
 		}
 		var accepted []guessRecord
 		var balances []int64
-		for i, q := range reqs {
+		for _, i := range live {
+			q := reqs[i]
+			if rec := done[q.guess]; rec != nil {
+				w, err := r.wallet(ctx, q.player)
+				if err != nil {
+					return err
+				}
+				var bal Wallet
+				if w != nil {
+					bal = *w
+				}
+				res[i].rc = Receipt{Guess: rec.ID, Job: rec.Job, Game: rec.Game, Currency: rec.Currency, Charged: rec.Fee, Balance: bal}
+				continue
+			}
 			rec, w, err := e.charge(ctx, r, q)
 			if err != nil {
 				if !isRefusal(err) {
@@ -131,6 +268,7 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 				res[i].err = err
 				continue
 			}
+			done[q.guess] = &rec // the same guess again in the batch: answered, not charged
 			accepted = append(accepted, rec)
 			balances = append(balances, w.Of(rec.Currency))
 			res[i].rc = Receipt{Guess: rec.ID, Job: rec.Job, Game: rec.Game, Currency: rec.Currency, Charged: rec.Fee, Balance: w}
@@ -152,38 +290,32 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		return nil
 	})
 	if err != nil {
-		for i := range res {
+		for _, i := range live {
 			res[i] = submitRes{err: err}
 		}
 	}
 	return res
 }
 
-// charge checks one guess against the records of r and debits the cached
-// wallet; it returns the guess record to write and the wallet after.
+// charge debits the cached wallet of r for the accepted guess q and
+// returns the guess record to write and the wallet after. The member and
+// the codes were checked at the acceptance and cannot have changed; the
+// balance can (a concurrent charge of the player): then the guess is
+// refused with an [*InsufficientError], nothing charged.
 func (e *Engine) charge(ctx context.Context, r *reads, q submitReq) (guessRecord, Wallet, error) {
 	g, err := r.game(ctx, q.game)
 	if err != nil {
 		return guessRecord{}, Wallet{}, err
 	}
-	switch {
-	case g == nil:
+	if g == nil {
 		return guessRecord{}, Wallet{}, notFound("game", q.game)
-	case g.Status != StatusOpen:
-		return guessRecord{}, Wallet{}, fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
-	case e.nowMS() >= g.EndsMS:
-		return guessRecord{}, Wallet{}, fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
 	}
 	if m, err := r.member(ctx, q.game, q.player); err != nil {
 		return guessRecord{}, Wallet{}, err
 	} else if m == nil {
 		return guessRecord{}, Wallet{}, fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
 	}
-	kb, err := rules.ParseKeyboard(g.Keyboard)
-	if err != nil {
-		return guessRecord{}, Wallet{}, err
-	}
-	guess, err := rules.NewGuess(kb, q.codes)
+	guess, err := checkCodes(*g, q.codes)
 	if err != nil {
 		return guessRecord{}, Wallet{}, err
 	}

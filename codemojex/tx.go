@@ -87,7 +87,8 @@ func (t *txn) del(table, key string) error { return t.tx.Delete(table, key) }
 
 // append buffers an event; the first append to a stream takes the
 // stream's lock until the attempt ends. Appends go in the order of
-// [Streams].
+// [Streams]. The event is tagged with what it is about, from its fields
+// named game, player and room (see [txTags]), so a query sees it.
 func (t *txn) append(ctx context.Context, stream string, kv ...string) (echomq.ID, error) {
 	i, ok := streamIndex[stream]
 	if !ok {
@@ -99,7 +100,24 @@ func (t *txn) append(ctx context.Context, stream string, kv ...string) (echomq.I
 	} else if t.held[n-1] > i {
 		return echomq.ID{}, fmt.Errorf("codemojex: append to %s after a later stream in the lock order", stream)
 	}
-	return t.tx.Append(ctx, stream, echomq.F(kv...))
+	f := echomq.F(kv...)
+	if tags := txTags(f); len(tags) > 0 {
+		return t.tx.AppendTagged(ctx, stream, f, tags)
+	}
+	return t.tx.Append(ctx, stream, f)
+}
+
+// txTags returns the tags of an event appended in a transaction: game=,
+// player= and room= for those of its fields (the things a decision asks
+// about), in that order.
+func txTags(f echomq.Fields) []string {
+	var tags []string
+	for _, k := range []string{TagGame, TagPlayer, TagRoom} {
+		if v := f.Value(k); v != "" {
+			tags = append(tags, k+"="+v)
+		}
+	}
+	return tags
 }
 
 // ledger buffers one ledger row.
