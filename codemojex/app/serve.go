@@ -41,6 +41,11 @@ type ServeConfig struct {
 	URL string
 	// Queue holds the game. Defaults to "cm".
 	Queue string
+	// Shards spreads the game over that many shards (queues of their own,
+	// see codemojex.Shards; at most codemojex.MaxShards), recorded on the
+	// engine: a later serve must give the same count. Defaults to 0 or 1:
+	// the game on Queue alone, as before shards.
+	Shards int
 	// OperatorToken guards the operator routes. Defaults to "": a random
 	// token is made and printed in the banner (the only time a token is
 	// printed: a configured one never is).
@@ -163,19 +168,30 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 		return err
 	}
 	defer client.Close()
-	eng, err := codemojex.New(client, &codemojex.Config{
+	ecfg := codemojex.Config{
 		Queue: cfg.Queue, Sets: sets, Logger: log,
 		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts},
-	})
+	}
+	var sh *codemojex.Shards
+	if cfg.Shards > 1 {
+		sh, err = codemojex.NewShards(ctx, client, ecfg, cfg.Shards)
+	} else {
+		var eng *codemojex.Engine
+		if eng, err = codemojex.New(client, &ecfg); err == nil {
+			sh = codemojex.Single(eng)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	vs, err := views.New(eng, &views.Config{Snapshots: cfg.Snapshots, Logger: log})
+	eng := sh.Shard(0)
+	vs, err := views.NewSharded(sh, &views.Config{Snapshots: cfg.Snapshots, Logger: log})
 	if err != nil {
 		return err
 	}
-	hub := views.NewHub(eng, time.Second)
-	worker, err := eng.Worker(&lanes.WorkerConfig{
+	hub := views.NewShardedHub(sh, time.Second)
+	// One scoring worker per shard, each serving its shard's guess lanes.
+	workers, err := sh.Workers(&lanes.WorkerConfig{
 		Concurrency: cfg.Workers, Lease: 10 * time.Second,
 		Backoff: lanes.Jitter(lanes.Exponential(50*time.Millisecond, 5*time.Second)), Logger: log,
 	})
@@ -184,7 +200,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	}
 	var rooms []codemojex.Room
 	if cfg.Demo {
-		if rooms, err = seedDemo(ctx, eng); err != nil {
+		if rooms, err = seedDemo(ctx, sh); err != nil {
 			return err
 		}
 	}
@@ -196,7 +212,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	// The API answers /api/; the web app (pages, live feed, Telegram
 	// sign-in) answers the rest.
 	mux := http.NewServeMux()
-	apiSrv := api.New(eng, vs, hub, &api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
+	apiSrv := api.NewSharded(sh, vs, hub, &api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
 	mux.Handle("/api/", apiSrv)
 	// The game's health, for /metrics and the operator pages; the live
 	// feeds are the web app's, made below.
@@ -206,24 +222,28 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 		ln.Close()
 		return err
 	}
-	ops, err := operator.New(eng, &operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
+	ops, err := operator.NewSharded(sh, &operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("/op/", ops) // the operator pages
-	metricsH, err := metricsHandler(eng, metrics, monitor, cfg.OperatorToken)
+	metricsH, err := metricsHandler(sh, metrics, monitor, cfg.OperatorToken)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("/metrics", metricsH)
-	webApp = web.New(eng, hub, &web.Config{
+	webApp = web.NewSharded(sh, hub, &web.Config{
 		BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient,
 	})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot
+	if cfg.TelegramBotToken != "" && sh.Len() > 1 {
+		ln.Close()
+		return errors.New("the Telegram bot runs on a game of one shard in this version: leave CODEMOJEX_TELEGRAM_BOT_TOKEN unset with --shards")
+	}
 	if cfg.TelegramBotToken != "" {
 		// The Telegram bot, on the same engine.
 		tg, err = bot.New(eng, &bot.Config{
@@ -261,7 +281,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	var bgWG sync.WaitGroup
 	runners := map[string]func(context.Context) error{
 		"views": vs.Run, "hub": hub.Run,
-		"sweep": func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) },
+		"sweep": func(ctx context.Context) error { return sh.RunSweep(ctx, cfg.Sweep) },
 	}
 	if tg != nil {
 		if cfg.TelegramWebhookSecret == "" {
@@ -282,10 +302,15 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	}
 	wctx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorker()
-	if err := worker.Start(wctx); err != nil {
-		stopBG(nil)
-		bgWG.Wait()
-		return err
+	for i, w := range workers {
+		if err := w.Start(wctx); err != nil {
+			for _, started := range workers[:i] {
+				_ = started.Stop(context.WithoutCancel(ctx))
+			}
+			stopBG(nil)
+			bgWG.Wait()
+			return err
+		}
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -310,8 +335,10 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	// shutdown took: a running job finishes or goes back to its lane.
 	wsctx, wcancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer wcancel()
-	if err := worker.Stop(wsctx); err != nil {
-		runErr = cmp.Or(runErr, err)
+	for _, w := range workers {
+		if err := w.Stop(wsctx); err != nil {
+			runErr = cmp.Or(runErr, err)
+		}
 	}
 	stopBG(nil)
 	bgWG.Wait()
@@ -358,18 +385,26 @@ func DemoRooms() []codemojex.RoomSpec {
 }
 
 // seedDemo creates the demo rooms when the engine has no room yet, and
-// returns the rooms there are.
-func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error) {
-	rooms, err := e.Rooms(ctx)
+// returns the rooms there are. A sharded game gets them in every shard, so
+// every player (who plays the rooms of their home shard) has them.
+func seedDemo(ctx context.Context, s *codemojex.Shards) ([]codemojex.Room, error) {
+	rooms, err := s.Rooms(ctx)
 	if err != nil || len(rooms) > 0 {
 		return rooms, err
 	}
-	for _, spec := range DemoRooms() {
-		r, err := e.CreateRoom(ctx, spec)
-		if err != nil {
-			return nil, err
+	for k := range s.Len() {
+		for _, spec := range DemoRooms() {
+			var r codemojex.Room
+			if s.Len() == 1 {
+				r, err = s.CreateRoom(ctx, spec)
+			} else {
+				r, err = s.CreateRoomIn(ctx, spec, k)
+			}
+			if err != nil {
+				return nil, err
+			}
+			rooms = append(rooms, r)
 		}
-		rooms = append(rooms, r)
 	}
 	return rooms, nil
 }
@@ -393,6 +428,9 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 		fmt.Fprintln(w, "engine: embedded, in this process (see the notice on stderr); EMQ_URL=redis://host:port runs on a real Valkey/Redis")
 	} else {
 		fmt.Fprintln(w, "engine: "+redactURL(cfg.URL))
+	}
+	if cfg.Shards > 1 {
+		fmt.Fprintf(w, "shards: %d (queues %s.emq-p<i>of<N>-…, a player plays the rooms of their home shard)\n", cfg.Shards, cmp.Or(cfg.Queue, "cm"))
 	}
 	switch {
 	case cfg.DevSignIn && cfg.TelegramBotToken != "":
