@@ -23,10 +23,12 @@ import (
 
 // TestServeShardedOnCluster is the acceptance of the sharded game on a
 // cluster: serve --shards 3 on a cluster of 3 masters (each with a
-// replica), and the simulation of 1,000 players (EMQ_SIM_PLAYERS; 3
+// replica), and the simulation of 1,000 players (EMQ_SIM_PLAYERS; 250
+// under -race, see race_test.go; 3
 // guesses each, EMQ_SIM_GUESSES) played twice: once as is, once while the
 // master of shard 0's slot hands over to its replica (CLUSTER FAILOVER)
-// once a quarter of the guesses are scored, ending before the run does.
+// once a quarter of the guesses are scored (9 guesses each then), ending
+// before the run does.
 // Each time every guess is accepted and scored once, and each
 // master's share of the engine commands (INFO commandstats before and
 // after, the harness' probes aside; through the failover, each master and
@@ -39,7 +41,7 @@ func TestServeShardedOnCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
-	players := envOr(t, "EMQ_SIM_PLAYERS", 1000)
+	players := envOr(t, "EMQ_SIM_PLAYERS", simPlayers)
 	guesses := envOr(t, "EMQ_SIM_GUESSES", 3)
 	const shards = 3
 	cl := echomqtest.StartReplicatedCluster(t)
@@ -76,7 +78,10 @@ func TestServeShardedOnCluster(t *testing.T) {
 		var trigger *halfway
 		cfg := &sim.Config{URL: url, OperatorToken: "op", Players: players, Guesses: guesses, Strategy: "random", Wait: 2 * time.Minute}
 		if mid != nil {
-			trigger = &halfway{at: int64(players * guesses / 4), fire: mid}
+			// Three times the guesses, so the failover (a second or so)
+			// falls well within the guessing.
+			cfg.Guesses *= 3
+			trigger = &halfway{at: int64(players * cfg.Guesses / 4), fire: mid}
 			cfg.Progress = trigger
 		}
 		nodes := append(cl.Nodes(), cl.Replicas()...)
@@ -99,7 +104,7 @@ func TestServeShardedOnCluster(t *testing.T) {
 		}
 		t.Logf("%s: %v (run %v)", name, rep, took.Round(100*time.Millisecond))
 		require.Equal(t, shards, rep.Shards)
-		require.Equal(t, int64(players*guesses), rep.Accepted, "%s: every guess accepted", name)
+		require.Equal(t, int64(players*cfg.Guesses), rep.Accepted, "%s: every guess accepted", name)
 		require.Zero(t, rep.Errors, name)
 		if rep.Cracks == 0 { // a crack voids the guesses queued behind it
 			require.Equal(t, rep.Accepted, rep.Scored, "%s: every accepted guess scored", name)
