@@ -185,7 +185,7 @@ in-process server sharded.`,
 			var rep sim.Report
 			if cfg.URL != "" {
 				if cmd.Flags().Changed("shards") {
-					return errors.New("--shards starts the in-process server sharded: against --url the server's own --shards decides")
+					return usageError{errors.New("--shards starts the in-process server sharded: against --url the server's own --shards decides")}
 				}
 				rep, err = sim.Run(cmd.Context(), &cfg)
 			} else {
