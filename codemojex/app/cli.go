@@ -108,8 +108,7 @@ Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN (or
 CODEMOJEX_OPERATOR_TOKEN_FILE; a token is never printed unless generated), CODEMOJEX_SECURE_COOKIES,
 CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS, CODEMOJEX_PUBLIC_URL.
 Sharding: --shards N (or CODEMOJEX_SHARDS) spreads the rooms over N queues, on a cluster URL over its
-masters; a player plays the rooms of their home shard (docs/codemojex.md, "Sharding"); the bot runs
-on one shard only.
+masters; a player plays the rooms of their home shard (docs/codemojex.md, "Sharding").
 Telegram: CODEMOJEX_TELEGRAM_BOT_TOKEN runs the bot (and enables the Mini App sign-in), by long
 polling; with CODEMOJEX_TELEGRAM_WEBHOOK_SECRET too it takes updates at POST /telegram/webhook
 instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL is set.`,

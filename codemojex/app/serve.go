@@ -240,13 +240,9 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	})
 	mux.Handle("/", webApp)
 	var tg *bot.Bot
-	if cfg.TelegramBotToken != "" && sh.Len() > 1 {
-		ln.Close()
-		return errors.New("the Telegram bot runs on a game of one shard in this version: leave CODEMOJEX_TELEGRAM_BOT_TOKEN unset with --shards")
-	}
 	if cfg.TelegramBotToken != "" {
 		// The Telegram bot, on the same engine.
-		tg, err = bot.New(eng, &bot.Config{
+		tg, err = bot.NewSharded(sh, &bot.Config{
 			Token: cfg.TelegramBotToken, ServerURL: cfg.TelegramAPI, WebhookSecret: cfg.TelegramWebhookSecret,
 			WebAppURL: cfg.PublicURL, Views: vs, Logger: log,
 		})
