@@ -205,7 +205,7 @@ in-process server sharded.`,
 	f.StringVar(&cfg.Room, "room", "", "room to play (a new one when empty)")
 	f.StringVar(&cfg.Strategy, "strategy", "climb", "climb (improve the best guess) or random")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines")
-	f.StringVar(&cfg.EngineURL, "engine-stats", "", "redis://host:port of the server's engine: print its commands per scored guess (INFO commandstats around the guessing); with --url empty, EMQ_URL")
+	f.StringVar(&cfg.EngineURL, "engine-stats", "", "redis://host:port of the server's engine: print its commands per scored guess (INFO commandstats around the guessing); several, comma-separated (a cluster's masters), print each one's share too; with --url empty, EMQ_URL")
 	f.StringVar(&level, "log-level", "warn", "log level of an in-process server")
 	f.IntVar(&shards, "shards", 1, "shards of the in-process server (with --url empty)")
 	return c

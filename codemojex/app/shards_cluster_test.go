@@ -83,6 +83,13 @@ func TestServeShardedOnCluster(t *testing.T) {
 			cfg.Guesses *= 3
 			trigger = &halfway{at: int64(players * cfg.Guesses / 4), fire: mid}
 			cfg.Progress = trigger
+		} else {
+			// The sim's own count, of the guessing phase, per master.
+			var urls []string
+			for _, m := range cl.Nodes() {
+				urls = append(urls, "redis://"+m.Addr())
+			}
+			cfg.EngineURL = strings.Join(urls, ",")
 		}
 		nodes := append(cl.Nodes(), cl.Replicas()...)
 		before := make([]int64, len(nodes))
@@ -106,6 +113,12 @@ func TestServeShardedOnCluster(t *testing.T) {
 		require.Equal(t, shards, rep.Shards)
 		require.Equal(t, int64(players*cfg.Guesses), rep.Accepted, "%s: every guess accepted", name)
 		require.Zero(t, rep.Errors, name)
+		if mid == nil {
+			require.Len(t, rep.Engines, len(cl.Nodes()))
+			for _, e := range rep.Engines {
+				require.InDelta(t, 1.0/3, e.Share, 0.15/3, "%s: the guessing phase's share of %s", name, e.URL)
+			}
+		}
 		if rep.Cracks == 0 { // a crack voids the guesses queued behind it
 			require.Equal(t, rep.Accepted, rep.Scored, "%s: every accepted guess scored", name)
 		}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,7 +50,9 @@ type Config struct {
 	// (redis://host:port): its INFO commandstats is read before and after
 	// the guessing phase, and the report gives the engine commands per
 	// scored guess, end to end (every client of that server counts, so
-	// run nothing else on it). Defaults to "": not measured.
+	// run nothing else on it). Several servers, such as a cluster's
+	// masters, are given separated by commas: the report then gives each
+	// one's share too ([Report.Engines]). Defaults to "": not measured.
 	EngineURL string
 }
 
@@ -91,6 +94,16 @@ type Report struct {
 	// [Config.EngineURL]).
 	Commands         int64   `json:"commands,omitempty"`
 	CommandsPerGuess float64 `json:"commands_per_guess,omitempty"`
+	// Engines, for an EngineURL of several servers, is each one's commands
+	// over the guessing phase, in the order given.
+	Engines []EngineCommands `json:"engines,omitempty"`
+}
+
+// EngineCommands is one server's share of a run's engine commands.
+type EngineCommands struct {
+	URL      string  `json:"url"`
+	Commands int64   `json:"commands"`
+	Share    float64 `json:"share"`
 }
 
 // String renders the report on one line.
@@ -112,7 +125,15 @@ func (r Report) commandsLine() string {
 	if r.Commands == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; engine %d commands, %.1f per scored guess", r.Commands, r.CommandsPerGuess)
+	line := fmt.Sprintf("; engine %d commands, %.1f per scored guess", r.Commands, r.CommandsPerGuess)
+	if len(r.Engines) > 1 {
+		var parts []string
+		for _, e := range r.Engines {
+			parts = append(parts, fmt.Sprintf("%s %.1f %%", e.URL, 100*e.Share))
+		}
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return line
 }
 
 // Run plays cfg.Players simulated players against the server at cfg.URL
@@ -206,10 +227,14 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 		}
 	}
 
-	var before int64
+	var engines []string
 	if cfg.EngineURL != "" {
+		engines = strings.Split(cfg.EngineURL, ",")
+	}
+	before := make([]int64, len(engines))
+	for i, u := range engines {
 		var err error
-		if before, err = engineCalls(ctx, cfg.EngineURL); err != nil {
+		if before[i], err = engineCalls(ctx, strings.TrimSpace(u)); err != nil {
 			return Report{}, fmt.Errorf("sim: --engine-stats: %w", err)
 		}
 	}
@@ -222,17 +247,26 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 	stop()
 	rep := st.report(cfg.Players, time.Since(start))
 	rep.Shards, rep.Rooms = shards, rooms
-	if cfg.EngineURL != "" {
-		after, err := engineCalls(ctx, cfg.EngineURL)
+	for i, u := range engines {
+		after, err := engineCalls(ctx, strings.TrimSpace(u))
 		if err != nil {
 			return Report{}, fmt.Errorf("sim: --engine-stats: %w", err)
 		}
 		// The INFO before is counted by the one after, which does not count
 		// itself yet.
-		rep.Commands = after - before - 1
-		if rep.Scored > 0 {
-			rep.CommandsPerGuess = float64(rep.Commands) / float64(rep.Scored)
+		n := after - before[i] - 1
+		rep.Commands += n
+		rep.Engines = append(rep.Engines, EngineCommands{URL: strings.TrimSpace(u), Commands: n})
+	}
+	if len(engines) > 0 && rep.Scored > 0 {
+		rep.CommandsPerGuess = float64(rep.Commands) / float64(rep.Scored)
+	}
+	if len(engines) > 1 && rep.Commands > 0 {
+		for i := range rep.Engines {
+			rep.Engines[i].Share = float64(rep.Engines[i].Commands) / float64(rep.Commands)
 		}
+	} else {
+		rep.Engines = nil
 	}
 	return rep, ctx.Err()
 }
