@@ -29,6 +29,7 @@ import (
 	"github.com/echomq/echomq/codemojex/web"
 	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/partition"
 	emqprom "github.com/echomq/echomq/prometheus"
 )
 
@@ -171,6 +172,9 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	ecfg := codemojex.Config{
 		Queue: cfg.Queue, Sets: sets, Logger: log,
 		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts},
+	}
+	if err := checkLayout(ctx, client, &ecfg, cfg.Shards); err != nil {
+		return err
 	}
 	var sh *codemojex.Shards
 	if cfg.Shards > 1 {
@@ -403,6 +407,39 @@ func seedDemo(ctx context.Context, s *codemojex.Shards) ([]codemojex.Room, error
 		}
 	}
 	return rooms, nil
+}
+
+// checkLayout refuses to serve a queue in another layout than its game's:
+// a sharded game on a queue that holds a game of one shard (its rooms would
+// be out of sight, in the base queue), or one shard on a queue whose game
+// is recorded sharded. Moving a game between layouts is not supported.
+func checkLayout(ctx context.Context, client *echomq.Client, ecfg *codemojex.Config, shards int) error {
+	base := cmp.Or(ecfg.Queue, "cm")
+	if shards > 1 {
+		one, err := codemojex.New(client, ecfg)
+		if err != nil {
+			return err
+		}
+		rooms, err := one.Rooms(ctx)
+		if err != nil {
+			return err
+		}
+		if len(rooms) > 0 {
+			return fmt.Errorf("queue %q holds a game of one shard (rooms: %d): a sharded game needs a queue of its own (--queue); a game does not move between layouts", base, len(rooms))
+		}
+		return nil
+	}
+	rec, err := partition.Open(ctx, client, base, codemojex.ShardsStream)
+	if errors.Is(err, partition.ErrNotPartitioned) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if n := rec.Counts(); len(n) > 0 && n[len(n)-1] > 1 {
+		return fmt.Errorf("queue %q holds a game of %d shards: serve it with --shards %d", base, n[len(n)-1], n[len(n)-1])
+	}
+	return nil
 }
 
 // listenError is a listen failure that says what to do: a taken address

@@ -18,6 +18,7 @@ import (
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/sim"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/partition"
 	"github.com/echomq/echomq/rawcmd"
 )
 
@@ -289,4 +290,45 @@ func (h *halfway) wait(t *testing.T) time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.ended
+}
+
+// serve refuses a queue in another layout than its game's: --shards on a
+// queue holding a game of one shard, and one shard on a queue recorded
+// sharded; the same count again serves.
+func TestServeLayoutRefused(t *testing.T) {
+	t.Parallel()
+	url := echomqtest.Shared(t).URL()
+	start := func(queue string, shards int) error {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		served := make(chan error, 1)
+		ready := make(chan struct{})
+		go func() {
+			served <- Serve(ctx, &ServeConfig{
+				Addr: "127.0.0.1:0", URL: url, Queue: queue, Shards: shards, OperatorToken: "op", Logger: quiet, Out: io.Discard,
+				Ready: func(string) { close(ready) },
+			})
+		}()
+		select {
+		case err := <-served:
+			return err
+		case <-ready:
+			cancel()
+			return echomqtest.Recv(t, served, 30*time.Second, "the server to stop")
+		}
+	}
+	one := echomqtest.Queue(t)
+	e := connect(t, url, one)
+	_, err := e.CreateRoom(context.Background(), codemojex.RoomSpec{Name: "Zoo"})
+	require.NoError(t, err)
+	err = start(one, 3)
+	require.ErrorContains(t, err, "holds a game of one shard (rooms: 1)")
+	require.NoError(t, start(one, 1))
+
+	sharded := echomqtest.Queue(t)
+	require.NoError(t, start(sharded, 3))
+	require.ErrorContains(t, start(sharded, 1), "holds a game of 3 shards: serve it with --shards 3")
+	require.ErrorIs(t, start(sharded, 2), partition.ErrMismatch)
+	require.NoError(t, start(sharded, 3))
 }
