@@ -188,7 +188,6 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	if err != nil {
 		return err
 	}
-	eng := sh.Shard(0)
 	vs, err := views.NewSharded(sh, &views.Config{Snapshots: cfg.Snapshots, Logger: log})
 	if err != nil {
 		return err
@@ -221,7 +220,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	// The game's health, for /metrics and the operator pages; the live
 	// feeds are the web app's, made below.
 	var webApp *web.Handler
-	monitor, err := health.New(eng, &health.Config{LiveFeeds: func() int { return webApp.LiveFeeds() }})
+	monitor, err := health.NewSharded(sh, &health.Config{LiveFeeds: func() int { return webApp.LiveFeeds() }})
 	if err != nil {
 		ln.Close()
 		return err
