@@ -36,8 +36,10 @@ func TestShardedBot(t *testing.T) {
 	v, err := views.NewSharded(s, &views.Config{Block: 100 * time.Millisecond})
 	require.NoError(t, err)
 	h := &harness{t: t, client: client, url: echomqtest.Shared(t).URL(), e: s.Shard(0), views: v, api: newFakeAPI(t)}
-	cfg := bot.Config{Token: "123:abc", ServerURL: h.api.srv.URL, WebhookSecret: secret, Views: v, Logger: quiet,
-		ChatRate: 1000, ChatBurst: 100, GlobalRate: 1000, Backoff: 10 * time.Millisecond, PollTimeout: 2 * time.Second}
+	cfg := bot.Config{
+		Token: "123:abc", ServerURL: h.api.srv.URL, WebhookSecret: secret, Views: v, Logger: quiet,
+		ChatRate: 1000, ChatBurst: 100, GlobalRate: 1000, Backoff: 10 * time.Millisecond, PollTimeout: 2 * time.Second,
+	}
 	h.bot, err = bot.NewSharded(s, &cfg)
 	require.NoError(t, err)
 	require.Equal(t, s.Base()+"-tg", h.bot.Config().Queue)
