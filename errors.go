@@ -65,7 +65,8 @@ var (
 	// later: it cannot be reached or did not answer within
 	// Config.CallTimeout ([*TransportError], [*TimeoutError]), or it is
 	// loading, busy or failing over (a [*ServerError] such as LOADING,
-	// MASTERDOWN, CLUSTERDOWN, TRYAGAIN, READONLY), or the client's node
+	// MASTERDOWN, CLUSTERDOWN, TRYAGAIN, READONLY, and UNBLOCKED ending a
+	// blocking read when its master turned replica), or the client's node
 	// id lease lapsed and minting waits for a new one
 	// ([ErrNodeLeaseLapsed]). Retrying later is safe for reads; an append
 	// that failed this way may or may not have been written (use

@@ -187,6 +187,7 @@ func TestUnavailableClassifies(t *testing.T) {
 		{"loading", &echomq.ServerError{Prefix: "LOADING", Message: "LOADING Redis is loading the dataset in memory"}, true},
 		{"masterdown", &echomq.ServerError{Prefix: "MASTERDOWN", Message: "MASTERDOWN Link with MASTER is down"}, true},
 		{"busy", &echomq.ServerError{Prefix: "BUSY", Message: "BUSY Redis is busy running a script"}, true},
+		{"unblocked", &echomq.ServerError{Prefix: "UNBLOCKED", Message: "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"}, true},
 		{"wrong type", wrongType, false},
 		{"closed", afterClose, false},
 		{"bad range", badRange, false},

@@ -33,6 +33,8 @@ const MaxShards = 64
 type Shards struct {
 	base    string
 	engines []*Engine
+	homes   homes // player → home shard, as met
+	games   homes // game → shard, as met
 }
 
 // ShardQueue returns the queue of shard i of n of base queue q: q itself
@@ -90,6 +92,13 @@ func NewShards(ctx context.Context, client *echomq.Client, cfg Config, n int) (*
 	return s, nil
 }
 
+// Single returns the game on one engine as a [Shards] of one shard,
+// without I/O (nothing is recorded on the engine): every method of the
+// result is that of the engine.
+func Single(e *Engine) *Shards {
+	return &Shards{base: e.Queue(), engines: []*Engine{e}}
+}
+
 // Len returns the shard count.
 func (s *Shards) Len() int { return len(s.engines) }
 
@@ -138,6 +147,9 @@ func (s *Shards) Room(ctx context.Context, id string) (Room, error) {
 // then id): a fan-in of each shard's [Engine.Rooms], read one after the
 // other, so a room created meanwhile may be missing.
 func (s *Shards) Rooms(ctx context.Context) ([]Room, error) {
+	if len(s.engines) == 1 {
+		return s.engines[0].Rooms(ctx)
+	}
 	var out []Room
 	var errs []error
 	for _, e := range s.engines {

@@ -36,9 +36,12 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed" // 405
 	CodeClosed           = "closed"             // 409
 	CodeExpired          = "expired"            // 409
-	CodeBadGuess         = "bad_guess"          // 422
-	CodeUnavailable      = "unavailable"        // 503
-	CodeInternal         = "internal"           // 500
+	// CodeOtherShard refuses a join of a room of another shard than the
+	// player's wallet (a sharded game, docs/codemojex.md).
+	CodeOtherShard  = "other_shard" // 409
+	CodeBadGuess    = "bad_guess"   // 422
+	CodeUnavailable = "unavailable" // 503
+	CodeInternal    = "internal"    // 500
 )
 
 // statusOf maps an engine error to its status and code.
@@ -52,6 +55,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusConflict, CodeExpired
 	case errors.Is(err, codemojex.ErrClosed), errors.Is(err, codemojex.ErrAlreadyClosed):
 		return http.StatusConflict, CodeClosed
+	case errors.Is(err, codemojex.ErrOtherShard):
+		return http.StatusConflict, CodeOtherShard
 	case errors.Is(err, rules.ErrBadGuess):
 		return http.StatusUnprocessableEntity, CodeBadGuess
 	case errors.Is(err, codemojex.ErrNotMember):

@@ -13,6 +13,9 @@ import (
 // RoomRequest is the body of POST /api/op/rooms; see [codemojex.RoomSpec].
 // Duration is a Go duration ("35h", "90m").
 type RoomRequest struct {
+	// Shard, on a sharded game, is the shard to create the room in.
+	// Defaults to none: the shard of the room's id.
+	Shard    *int   `json:"shard,omitempty"`
 	Name     string `json:"name"`
 	Set      string `json:"set"`
 	Mode     string `json:"mode"`
@@ -38,12 +41,18 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 		}
 		spec.Duration = d
 	}
-	room, err := s.e.CreateRoom(r.Context(), spec)
+	var room codemojex.Room
+	var err error
+	if req.Shard != nil {
+		room, err = s.e.CreateRoomIn(r.Context(), spec, *req.Shard)
+	} else {
+		room, err = s.e.CreateRoom(r.Context(), spec)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	out, err := roomOut(room)
+	out, err := s.roomOut(room)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -52,8 +61,8 @@ func (s *Server) createRoom(w http.ResponseWriter, r *http.Request) {
 }
 
 // roomOut is a room as the API shows it: its id under "room", as every
-// other answer names a room (the record itself keeps "id").
-func roomOut(r codemojex.Room) (map[string]any, error) {
+// other answer names a room (the record itself keeps "id"), and its shard.
+func (s *Server) roomOut(r codemojex.Room) (map[string]any, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
@@ -66,6 +75,7 @@ func roomOut(r codemojex.Room) (map[string]any, error) {
 	}
 	m["room"] = m["id"]
 	delete(m, "id")
+	m["shard"] = codemojex.RoomShard(r.ID, s.e.Len())
 	return m, nil
 }
 

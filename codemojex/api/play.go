@@ -21,6 +21,9 @@ type SignInRequest struct {
 type SignInResponse struct {
 	Token  string           `json:"token"`
 	Player codemojex.Player `json:"player"`
+	// Shard is the player's home shard (0 on a game of one shard): they
+	// play the rooms of that shard.
+	Shard int `json:"shard"`
 }
 
 func (s *Server) devSignIn(w http.ResponseWriter, r *http.Request) {
@@ -38,7 +41,12 @@ func (s *Server) devSignIn(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, SignInResponse{Token: token, Player: p})
+	home, err := s.e.Home(r.Context(), p.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, SignInResponse{Token: token, Player: p, Shard: home})
 }
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {

@@ -33,9 +33,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Server is the JSON API of codemojex over an engine, its views and a hub.
+// Server is the JSON API of codemojex over an engine (or the shards of a
+// sharded game), its views and a hub.
 type Server struct {
-	e     *codemojex.Engine
+	e     *codemojex.Shards
 	views *views.Views
 	hub   *views.Hub
 	cfg   Config
@@ -55,6 +56,14 @@ func (s *Server) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
 // New returns the API server. The views and the hub must be running
 // (Views.Run, Hub.Run) for the read models and the waits to move.
 func New(e *codemojex.Engine, v *views.Views, hub *views.Hub, config *Config) *Server {
+	return NewSharded(codemojex.Single(e), v, hub, config)
+}
+
+// NewSharded returns the API server of a sharded game (docs/codemojex.md,
+// "Sharding"): rooms and games are read in their shard, a player's acts in
+// their home shard, the public reads from views of every shard
+// (views.NewSharded, views.NewShardedHub). With one shard it is [New].
+func NewSharded(e *codemojex.Shards, v *views.Views, hub *views.Hub, config *Config) *Server {
 	var cfg Config
 	if config != nil {
 		cfg = *config
@@ -74,7 +83,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /api/health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "shards": s.e.Len()})
 	})
 	// Public reads.
 	m.HandleFunc("GET /api/rooms", s.lobby)

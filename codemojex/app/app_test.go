@@ -67,8 +67,13 @@ func TestCommandLine(t *testing.T) {
 	code := Execute(context.Background(), []string{"sim", "--players", "3", "--guesses", "4", "--quiet"}, &out, &errw)
 	require.Equal(t, 0, code, errw.String())
 	require.Contains(t, out.String(), "3 players: 12 guesses accepted")
+	out.Reset()
+	code = Execute(context.Background(), []string{"sim", "--players", "6", "--guesses", "2", "--shards", "3", "--quiet"}, &out, &errw)
+	require.Equal(t, 0, code, errw.String())
+	require.Contains(t, out.String(), "6 players: 12 guesses accepted, 12 scored")
+	require.Contains(t, out.String(), "3 shards, a room in each")
 
-	for _, args := range [][]string{{"bogus"}, {"serve", "--nope"}, {"serve", "--log-level", "loud"}, {"serve", "--demo", "maybe"}, {"serve", "--dev-signin", "yes"}, {"sim", "extra"}} {
+	for _, args := range [][]string{{"bogus"}, {"serve", "--nope"}, {"serve", "--log-level", "loud"}, {"serve", "--demo", "maybe"}, {"serve", "--dev-signin", "yes"}, {"sim", "extra"}, {"sim", "--url", "http://127.0.0.1:1", "--shards", "2"}} {
 		out.Reset()
 		errw.Reset()
 		require.Equal(t, 2, Execute(context.Background(), args, &out, &errw), "%v: %s", args, errw.String())

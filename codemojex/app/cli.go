@@ -107,6 +107,8 @@ quick game first).
 Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN (or
 CODEMOJEX_OPERATOR_TOKEN_FILE; a token is never printed unless generated), CODEMOJEX_SECURE_COOKIES,
 CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS, CODEMOJEX_PUBLIC_URL.
+Sharding: --shards N (or CODEMOJEX_SHARDS) spreads the rooms over N queues, on a cluster URL over its
+masters; a player plays the rooms of their home shard (docs/codemojex.md, "Sharding").
 Telegram: CODEMOJEX_TELEGRAM_BOT_TOKEN runs the bot (and enables the Mini App sign-in), by long
 polling; with CODEMOJEX_TELEGRAM_WEBHOOK_SECRET too it takes updates at POST /telegram/webhook
 instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL is set.`,
@@ -133,6 +135,7 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 	f.StringVar(&cfg.Addr, "addr", env("CODEMOJEX_ADDR", "127.0.0.1:8080"), "listen address")
 	f.StringVar(&cfg.URL, "url", env("EMQ_URL", ""), "engine URL (redis://host:port); empty runs the embedded engine")
 	f.StringVar(&cfg.Queue, "queue", "cm", "queue holding the game")
+	f.IntVar(&cfg.Shards, "shards", int(envInt("CODEMOJEX_SHARDS", 1)), "shards of the game (1-64): queues of their own, spread over a cluster's masters; recorded on the engine, so every serve of the queue gives the same count")
 	// The operator token comes from the environment or a file, never from
 	// a flag: a flag's value shows in process listings.
 	f.StringVar(&tokenFile, "operator-token-file", env("CODEMOJEX_OPERATOR_TOKEN_FILE", ""), "file holding the operator token (else $CODEMOJEX_OPERATOR_TOKEN; random when neither is set)")
@@ -159,13 +162,16 @@ instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL i
 func simCmd(stdout, stderr io.Writer) *cobra.Command {
 	var cfg sim.Config
 	var level string
+	var shards int
 	var quiet bool
 	c := &cobra.Command{
 		Use:   "sim",
 		Short: "Play simulated players against a server, for demos and load tests",
 		Long: `Play N simulated players against a running server (--url), or against a server started in this
 process (on EMQ_URL, or the embedded engine) when --url is empty, and print the guesses accepted and
-scored per second and the latency from submit to score.`,
+scored per second and the latency from submit to score. Against a sharded server (serve --shards N) it
+creates a room in every shard and each player joins the room of their home shard; --shards N runs the
+in-process server sharded.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := logger(stderr, level)
@@ -177,9 +183,12 @@ scored per second and the latency from submit to score.`,
 			}
 			var rep sim.Report
 			if cfg.URL != "" {
+				if cmd.Flags().Changed("shards") {
+					return usageError{errors.New("--shards starts the in-process server sharded: against --url the server's own --shards decides")}
+				}
 				rep, err = sim.Run(cmd.Context(), &cfg)
 			} else {
-				rep, err = simInProcess(cmd.Context(), cfg, log)
+				rep, err = simInProcess(cmd.Context(), cfg, shards, log)
 			}
 			if err != nil {
 				return err
@@ -196,13 +205,14 @@ scored per second and the latency from submit to score.`,
 	f.StringVar(&cfg.Room, "room", "", "room to play (a new one when empty)")
 	f.StringVar(&cfg.Strategy, "strategy", "climb", "climb (improve the best guess) or random")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines")
-	f.StringVar(&cfg.EngineURL, "engine-stats", "", "redis://host:port of the server's engine: print its commands per scored guess (INFO commandstats around the guessing); with --url empty, EMQ_URL")
+	f.StringVar(&cfg.EngineURL, "engine-stats", "", "redis://host:port of the server's engine: print its commands per scored guess (INFO commandstats around the guessing); several, comma-separated (a cluster's masters), print each one's share too; with --url empty, EMQ_URL")
 	f.StringVar(&level, "log-level", "warn", "log level of an in-process server")
+	f.IntVar(&shards, "shards", 1, "shards of the in-process server (with --url empty)")
 	return c
 }
 
 // simInProcess serves on a free port in this process and plays against it.
-func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Report, error) {
+func simInProcess(ctx context.Context, cfg sim.Config, shards int, log *slog.Logger) (sim.Report, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ready := make(chan string, 1)
@@ -213,7 +223,7 @@ func simInProcess(ctx context.Context, cfg sim.Config, log *slog.Logger) (sim.Re
 	}
 	go func() {
 		served <- Serve(ctx, &ServeConfig{
-			Addr: "127.0.0.1:0", URL: os.Getenv("EMQ_URL"), Queue: "cm", OperatorToken: token,
+			Addr: "127.0.0.1:0", URL: os.Getenv("EMQ_URL"), Queue: "cm", OperatorToken: token, Shards: shards,
 			DevSignIn: true, Logger: log, Ready: func(u string) { ready <- u },
 		})
 	}()

@@ -19,12 +19,16 @@ import (
 // and the game's health (h), in one registry beside the Go runtime and
 // process collectors. A scrape must carry the operator token as a bearer
 // token (the figures are the operator's, like the operator pages).
-func metricsHandler(eng *codemojex.Engine, m *emqprom.Metrics, h *health.Monitor, token string) (http.Handler, error) {
-	refs := make([]emqprom.StreamRef, 0, len(codemojex.Streams))
-	for _, s := range codemojex.Streams {
-		refs = append(refs, emqprom.StreamRef{Queue: eng.Queue(), Stream: s})
+func metricsHandler(sh *codemojex.Shards, m *emqprom.Metrics, h *health.Monitor, token string) (http.Handler, error) {
+	var refs []emqprom.StreamRef
+	var jobs []*lanes.Queue
+	for _, eng := range sh.Engines() {
+		for _, s := range codemojex.Streams {
+			refs = append(refs, emqprom.StreamRef{Queue: eng.Queue(), Stream: s})
+		}
+		jobs = append(jobs, eng.Jobs())
 	}
-	c, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: eng.Client(), Streams: refs, Lanes: []*lanes.Queue{eng.Jobs()}})
+	c, err := emqprom.NewCollector(&emqprom.CollectorConfig{Client: sh.Shard(0).Client(), Streams: refs, Lanes: jobs})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/echomq/echomq/codemojex/web"
 	"github.com/echomq/echomq/embedded"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/partition"
 	emqprom "github.com/echomq/echomq/prometheus"
 )
 
@@ -41,6 +42,11 @@ type ServeConfig struct {
 	URL string
 	// Queue holds the game. Defaults to "cm".
 	Queue string
+	// Shards spreads the game over that many shards (queues of their own,
+	// see codemojex.Shards; at most codemojex.MaxShards), recorded on the
+	// engine: a later serve must give the same count. Defaults to 0 or 1:
+	// the game on Queue alone, as before shards.
+	Shards int
 	// OperatorToken guards the operator routes. Defaults to "": a random
 	// token is made and printed in the banner (the only time a token is
 	// printed: a configured one never is).
@@ -163,19 +169,32 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 		return err
 	}
 	defer client.Close()
-	eng, err := codemojex.New(client, &codemojex.Config{
+	ecfg := codemojex.Config{
 		Queue: cfg.Queue, Sets: sets, Logger: log,
 		StarterKeys: cfg.StarterKeys, StarterClips: cfg.StarterClips, Lanes: &lanes.Config{MaxAttempts: scoreAttempts},
-	})
+	}
+	if err := checkLayout(ctx, client, &ecfg, cfg.Shards); err != nil {
+		return err
+	}
+	var sh *codemojex.Shards
+	if cfg.Shards > 1 {
+		sh, err = codemojex.NewShards(ctx, client, ecfg, cfg.Shards)
+	} else {
+		var eng *codemojex.Engine
+		if eng, err = codemojex.New(client, &ecfg); err == nil {
+			sh = codemojex.Single(eng)
+		}
+	}
 	if err != nil {
 		return err
 	}
-	vs, err := views.New(eng, &views.Config{Snapshots: cfg.Snapshots, Logger: log})
+	vs, err := views.NewSharded(sh, &views.Config{Snapshots: cfg.Snapshots, Logger: log})
 	if err != nil {
 		return err
 	}
-	hub := views.NewHub(eng, time.Second)
-	worker, err := eng.Worker(&lanes.WorkerConfig{
+	hub := views.NewShardedHub(sh, time.Second)
+	// One scoring worker per shard, each serving its shard's guess lanes.
+	workers, err := sh.Workers(&lanes.WorkerConfig{
 		Concurrency: cfg.Workers, Lease: 10 * time.Second,
 		Backoff: lanes.Jitter(lanes.Exponential(50*time.Millisecond, 5*time.Second)), Logger: log,
 	})
@@ -184,7 +203,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	}
 	var rooms []codemojex.Room
 	if cfg.Demo {
-		if rooms, err = seedDemo(ctx, eng); err != nil {
+		if rooms, err = seedDemo(ctx, sh); err != nil {
 			return err
 		}
 	}
@@ -196,29 +215,29 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	// The API answers /api/; the web app (pages, live feed, Telegram
 	// sign-in) answers the rest.
 	mux := http.NewServeMux()
-	apiSrv := api.New(eng, vs, hub, &api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
+	apiSrv := api.NewSharded(sh, vs, hub, &api.Config{OperatorToken: cfg.OperatorToken, DevSignIn: cfg.DevSignIn, Logger: log})
 	mux.Handle("/api/", apiSrv)
 	// The game's health, for /metrics and the operator pages; the live
 	// feeds are the web app's, made below.
 	var webApp *web.Handler
-	monitor, err := health.New(eng, &health.Config{LiveFeeds: func() int { return webApp.LiveFeeds() }})
+	monitor, err := health.NewSharded(sh, &health.Config{LiveFeeds: func() int { return webApp.LiveFeeds() }})
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	ops, err := operator.New(eng, &operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
+	ops, err := operator.NewSharded(sh, &operator.Config{OperatorToken: cfg.OperatorToken, SecureCookies: cfg.SecureCookies, Logger: log, Health: monitor})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("/op/", ops) // the operator pages
-	metricsH, err := metricsHandler(eng, metrics, monitor, cfg.OperatorToken)
+	metricsH, err := metricsHandler(sh, metrics, monitor, cfg.OperatorToken)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	mux.Handle("/metrics", metricsH)
-	webApp = web.New(eng, hub, &web.Config{
+	webApp = web.NewSharded(sh, hub, &web.Config{
 		BotToken: cfg.TelegramBotToken, DevSignIn: cfg.DevSignIn, Logger: log, Views: vs,
 		MaxStreams: cfg.MaxStreams, MaxStreamsPerClient: cfg.MaxStreamsPerClient,
 	})
@@ -226,7 +245,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	var tg *bot.Bot
 	if cfg.TelegramBotToken != "" {
 		// The Telegram bot, on the same engine.
-		tg, err = bot.New(eng, &bot.Config{
+		tg, err = bot.NewSharded(sh, &bot.Config{
 			Token: cfg.TelegramBotToken, ServerURL: cfg.TelegramAPI, WebhookSecret: cfg.TelegramWebhookSecret,
 			WebAppURL: cfg.PublicURL, Views: vs, Logger: log,
 		})
@@ -261,7 +280,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	var bgWG sync.WaitGroup
 	runners := map[string]func(context.Context) error{
 		"views": vs.Run, "hub": hub.Run,
-		"sweep": func(ctx context.Context) error { return eng.RunSweep(ctx, cfg.Sweep) },
+		"sweep": func(ctx context.Context) error { return sh.RunSweep(ctx, cfg.Sweep) },
 	}
 	if tg != nil {
 		if cfg.TelegramWebhookSecret == "" {
@@ -282,10 +301,15 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	}
 	wctx, stopWorker := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopWorker()
-	if err := worker.Start(wctx); err != nil {
-		stopBG(nil)
-		bgWG.Wait()
-		return err
+	for i, w := range workers {
+		if err := w.Start(wctx); err != nil {
+			for _, started := range workers[:i] {
+				_ = started.Stop(context.WithoutCancel(ctx))
+			}
+			stopBG(nil)
+			bgWG.Wait()
+			return err
+		}
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -310,8 +334,10 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	// shutdown took: a running job finishes or goes back to its lane.
 	wsctx, wcancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer wcancel()
-	if err := worker.Stop(wsctx); err != nil {
-		runErr = cmp.Or(runErr, err)
+	for _, w := range workers {
+		if err := w.Stop(wsctx); err != nil {
+			runErr = cmp.Or(runErr, err)
+		}
 	}
 	stopBG(nil)
 	bgWG.Wait()
@@ -358,20 +384,61 @@ func DemoRooms() []codemojex.RoomSpec {
 }
 
 // seedDemo creates the demo rooms when the engine has no room yet, and
-// returns the rooms there are.
-func seedDemo(ctx context.Context, e *codemojex.Engine) ([]codemojex.Room, error) {
-	rooms, err := e.Rooms(ctx)
+// returns the rooms there are. A sharded game gets them in every shard, so
+// every player (who plays the rooms of their home shard) has them.
+func seedDemo(ctx context.Context, s *codemojex.Shards) ([]codemojex.Room, error) {
+	rooms, err := s.Rooms(ctx)
 	if err != nil || len(rooms) > 0 {
 		return rooms, err
 	}
-	for _, spec := range DemoRooms() {
-		r, err := e.CreateRoom(ctx, spec)
-		if err != nil {
-			return nil, err
+	for k := range s.Len() {
+		for _, spec := range DemoRooms() {
+			var r codemojex.Room
+			if s.Len() == 1 {
+				r, err = s.CreateRoom(ctx, spec)
+			} else {
+				r, err = s.CreateRoomIn(ctx, spec, k)
+			}
+			if err != nil {
+				return nil, err
+			}
+			rooms = append(rooms, r)
 		}
-		rooms = append(rooms, r)
 	}
 	return rooms, nil
+}
+
+// checkLayout refuses to serve a queue in another layout than its game's:
+// a sharded game on a queue that holds a game of one shard (its rooms would
+// be out of sight, in the base queue), or one shard on a queue whose game
+// is recorded sharded. Moving a game between layouts is not supported.
+func checkLayout(ctx context.Context, client *echomq.Client, ecfg *codemojex.Config, shards int) error {
+	base := cmp.Or(ecfg.Queue, "cm")
+	if shards > 1 {
+		one, err := codemojex.New(client, ecfg)
+		if err != nil {
+			return err
+		}
+		rooms, err := one.Rooms(ctx)
+		if err != nil {
+			return err
+		}
+		if len(rooms) > 0 {
+			return fmt.Errorf("queue %q holds a game of one shard (rooms: %d): a sharded game needs a queue of its own (--queue); a game does not move between layouts", base, len(rooms))
+		}
+		return nil
+	}
+	rec, err := partition.Open(ctx, client, base, codemojex.ShardsStream)
+	if errors.Is(err, partition.ErrNotPartitioned) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if n := rec.Counts(); len(n) > 0 && n[len(n)-1] > 1 {
+		return fmt.Errorf("queue %q holds a game of %d shards: serve it with --shards %d", base, n[len(n)-1], n[len(n)-1])
+	}
+	return nil
 }
 
 // listenError is a listen failure that says what to do: a taken address
@@ -393,6 +460,9 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 		fmt.Fprintln(w, "engine: embedded, in this process (see the notice on stderr); EMQ_URL=redis://host:port runs on a real Valkey/Redis")
 	} else {
 		fmt.Fprintln(w, "engine: "+redactURL(cfg.URL))
+	}
+	if cfg.Shards > 1 {
+		fmt.Fprintf(w, "shards: %d (queues %s.emq-p<i>of<N>-…, a player plays the rooms of their home shard)\n", cfg.Shards, cmp.Or(cfg.Queue, "cm"))
 	}
 	switch {
 	case cfg.DevSignIn && cfg.TelegramBotToken != "":

@@ -85,7 +85,7 @@ type Config struct {
 // bot; long polling must run in one process only (Telegram refuses a
 // second poller).
 type Bot struct {
-	e      *codemojex.Engine
+	e      *codemojex.Shards
 	c      *echomq.Client
 	cfg    Config
 	tg     *tgbot.Bot
@@ -102,6 +102,18 @@ type Bot struct {
 // [*echomq.ArgumentError] for a missing engine or token or a bad setting,
 // and an [*echomq.NameError] for a bad queue or group name.
 func New(e *codemojex.Engine, config *Config) (*Bot, error) {
+	if e == nil {
+		return nil, &echomq.ArgumentError{Name: "engine", Reason: "is required"}
+	}
+	return NewSharded(codemojex.Single(e), config)
+}
+
+// NewSharded returns a bot over a sharded game (docs/codemojex.md,
+// "Sharding"): it notifies from every shard's streams, lists a player the
+// rooms of their home shard and acts in the shard of each room, game and
+// player. Its own state lives in Config.Queue (default "<base queue>-tg").
+// With one shard it is [New].
+func NewSharded(e *codemojex.Shards, config *Config) (*Bot, error) {
 	var cfg Config
 	if config != nil {
 		cfg = *config
@@ -120,7 +132,7 @@ func New(e *codemojex.Engine, config *Config) (*Bot, error) {
 		return nil, &echomq.ArgumentError{Name: "config", Reason: "MaxAttempts is at most 1000"}
 	}
 	cfg.ServerURL = strings.TrimRight(cmp.Or(cfg.ServerURL, "https://api.telegram.org"), "/")
-	cfg.Queue = cmp.Or(cfg.Queue, e.Queue()+"-tg")
+	cfg.Queue = cmp.Or(cfg.Queue, e.Base()+"-tg")
 	cfg.PollTimeout = cmp.Or(cfg.PollTimeout, 30*time.Second)
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: cfg.PollTimeout + 10*time.Second}
@@ -138,14 +150,15 @@ func New(e *codemojex.Engine, config *Config) (*Bot, error) {
 	cfg.NoticeTTL = cmp.Or(cfg.NoticeTTL, 7*24*time.Hour)
 	cfg.NotifyGroup = cmp.Or(cfg.NotifyGroup, "telegram")
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
-	if err := e.Client().Stream(e.Queue(), codemojex.StreamGuessScored).Group(cfg.NotifyGroup).Err(); err != nil {
+	c := e.Shard(0).Client()
+	if err := c.Stream(e.Shard(0).Queue(), codemojex.StreamGuessScored).Group(cfg.NotifyGroup).Err(); err != nil {
 		return nil, err
 	}
-	outbox, err := lanes.New(e.Client(), cfg.Queue, &lanes.Config{MaxAttempts: cfg.MaxAttempts, Tombstone: 24 * time.Hour})
+	outbox, err := lanes.New(c, cfg.Queue, &lanes.Config{MaxAttempts: cfg.MaxAttempts, Tombstone: 24 * time.Hour})
 	if err != nil {
 		return nil, err
 	}
-	b := &Bot{e: e, c: e.Client(), cfg: cfg, lim: newLimits(cfg.GlobalRate, cfg.ChatRate, cfg.ChatBurst), outbox: outbox, log: cfg.Logger}
+	b := &Bot{e: e, c: c, cfg: cfg, lim: newLimits(cfg.GlobalRate, cfg.ChatRate, cfg.ChatBurst), outbox: outbox, log: cfg.Logger}
 	// Check the senders' and notifiers' settings now rather than at Serve
 	// (neither does I/O until run).
 	if _, err := b.senders(); err != nil {

@@ -191,7 +191,7 @@ func (b *Bot) join(ctx context.Context, q *models.CallbackQuery, pid, room strin
 	if err != nil {
 		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}
-	job, err := b.c.MintID(ctx, b.e.Queue(), codemojex.BrandJob)
+	job, err := b.c.MintID(ctx, b.e.Shard(0).Queue(), codemojex.BrandJob)
 	if err != nil {
 		return errors.Join(err, b.answer(ctx, q, tell(err)))
 	}

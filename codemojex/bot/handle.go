@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,7 +75,7 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	case "/help":
 		return b.reply(ctx, chat, help, nil)
 	case "/rooms":
-		return b.rooms(ctx, chat)
+		return b.rooms(ctx, chat, *m.From)
 	case "/me":
 		return b.me(ctx, chat, *m.From)
 	case "/top":
@@ -88,10 +89,22 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	return b.reply(ctx, chat, "Use the buttons to guess, or:\n"+help, nil)
 }
 
-func (b *Bot) rooms(ctx context.Context, chat int64) error {
+func (b *Bot) rooms(ctx context.Context, chat int64, u models.User) error {
 	rs, err := b.e.Rooms(ctx)
 	if err != nil {
 		return err
+	}
+	if n := b.e.Len(); n > 1 {
+		// A sharded game: the player plays the rooms of their home shard.
+		pid, err := b.player(ctx, u)
+		if err != nil {
+			return err
+		}
+		home, err := b.e.Home(ctx, pid)
+		if err != nil {
+			return err
+		}
+		rs = slices.DeleteFunc(rs, func(r codemojex.Room) bool { return codemojex.RoomShard(r.ID, n) != home })
 	}
 	if len(rs) == 0 {
 		return b.reply(ctx, chat, "No rooms yet.", nil)
@@ -183,6 +196,8 @@ func tell(err error) string {
 		return "This game has ended; /rooms to play the next one."
 	case errors.Is(err, codemojex.ErrNotFound):
 		return "Not found; try /rooms."
+	case errors.Is(err, codemojex.ErrOtherShard):
+		return "That room is not open to you; /rooms lists yours."
 	case errors.Is(err, echomq.ErrInvalidArgument):
 		return "That button is not valid any more; try /rooms."
 	}

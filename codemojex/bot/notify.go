@@ -26,18 +26,20 @@ import (
 // consumers returns the consumer groups that notify players.
 func (b *Bot) consumers() ([]*echomq.Consumer, error) {
 	var out []*echomq.Consumer
-	for stream, h := range map[string]echomq.HandlerFunc{
-		codemojex.StreamGuessScored: b.scored,
-		codemojex.StreamGameSettled: b.settled,
-	} {
-		c, err := b.c.Consumer(&echomq.ConsumerConfig{
-			Queue: b.e.Queue(), Stream: stream, Group: b.cfg.NotifyGroup,
-			Start: echomq.StartNew, Handle: h, MinIdle: b.cfg.Redelivery, Logger: b.log,
-		})
-		if err != nil {
-			return nil, err
+	for _, e := range b.e.Engines() { // every shard's events
+		for stream, h := range map[string]echomq.HandlerFunc{
+			codemojex.StreamGuessScored: b.scored,
+			codemojex.StreamGameSettled: b.settled,
+		} {
+			c, err := b.c.Consumer(&echomq.ConsumerConfig{
+				Queue: e.Queue(), Stream: stream, Group: b.cfg.NotifyGroup,
+				Start: echomq.StartNew, Handle: h, MinIdle: b.cfg.Redelivery, Logger: b.log,
+			})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out, nil
 }
@@ -81,7 +83,7 @@ func (b *Bot) notify(ctx context.Context, key string, ns []notice) error {
 		for j, i := range reach {
 			rec := recs[j]
 			if rec == nil {
-				job, err := b.c.MintID(ctx, b.e.Queue(), codemojex.BrandJob)
+				job, err := b.c.MintID(ctx, b.e.Shard(0).Queue(), codemojex.BrandJob)
 				if err != nil {
 					return err
 				}

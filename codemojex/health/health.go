@@ -51,9 +51,10 @@ type Snapshot struct {
 	Exact bool
 }
 
-// Monitor reads [Snapshot]s of one engine. It is safe for concurrent use.
+// Monitor reads [Snapshot]s of one engine, or of every shard of a sharded
+// game. It is safe for concurrent use.
 type Monitor struct {
-	e   *codemojex.Engine
+	e   []*codemojex.Engine
 	cfg Config
 }
 
@@ -74,13 +75,28 @@ func New(e *codemojex.Engine, cfg *Config) (*Monitor, error) {
 	}
 	c.Window = cmp.Or(c.Window, 5*time.Minute)
 	c.Limit = cmp.Or(c.Limit, 10_000)
-	return &Monitor{e: e, cfg: c}, nil
+	return &Monitor{e: []*codemojex.Engine{e}, cfg: c}, nil
+}
+
+// NewSharded returns a monitor of every shard of a sharded game: a
+// snapshot adds up the shards' (each read with Config.Limit). Errors as
+// [New]; with one shard it is [New] of it.
+func NewSharded(s *codemojex.Shards, cfg *Config) (*Monitor, error) {
+	if s == nil {
+		return nil, &echomq.ArgumentError{Name: "engine", Reason: "must not be nil"}
+	}
+	m, err := New(s.Shard(0), cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.e = s.Engines()
+	return m, nil
 }
 
 // Read takes a snapshot: one reverse read of the guess-scored stream's
-// window and one read of the guess queue's counts.
+// window and one read of the guess queue's counts (of each shard).
 func (m *Monitor) Read(ctx context.Context) (Snapshot, error) {
-	c := m.e.Client()
+	c := m.e[0].Client()
 	now, err := c.EngineTime(ctx)
 	if err != nil {
 		return Snapshot{}, err
@@ -89,13 +105,16 @@ func (m *Monitor) Read(ctx context.Context) (Snapshot, error) {
 	if m.cfg.LiveFeeds != nil {
 		s.LiveFeeds = m.cfg.LiveFeeds()
 	}
-	scored := m.e.Stream(codemojex.StreamGuessScored)
-	evs, err := scored.Read(ctx, echomq.Since(now.Add(-m.cfg.Window)), &echomq.ReadOpts{Count: m.cfg.Limit + 1, Reverse: true})
-	if err != nil {
-		return Snapshot{}, err
-	}
-	if len(evs) > m.cfg.Limit {
-		evs, s.Exact = evs[:m.cfg.Limit], false
+	var evs []echomq.Event
+	for _, e := range m.e {
+		got, err := e.Stream(codemojex.StreamGuessScored).Read(ctx, echomq.Since(now.Add(-m.cfg.Window)), &echomq.ReadOpts{Count: m.cfg.Limit + 1, Reverse: true})
+		if err != nil {
+			return Snapshot{}, err
+		}
+		if len(got) > m.cfg.Limit {
+			got, s.Exact = got[:m.cfg.Limit], false
+		}
+		evs = append(evs, got...)
 	}
 	players := map[string]struct{}{}
 	var took []time.Duration
@@ -120,10 +139,13 @@ func (m *Monitor) Read(ctx context.Context) (Snapshot, error) {
 			s.ScoringSum += d
 		}
 	}
-	st, err := m.e.Jobs().Stats(ctx)
-	if err != nil {
-		return Snapshot{}, err
+	for _, e := range m.e {
+		st, err := e.Jobs().Stats(ctx)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		s.Backlog += st.Waiting + st.Active + st.Delayed + st.Backoff
+		s.Dead += st.Dead
 	}
-	s.Backlog, s.Dead = st.Waiting+st.Active+st.Delayed+st.Backoff, st.Dead
 	return s, nil
 }

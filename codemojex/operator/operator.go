@@ -50,7 +50,7 @@ type Config struct {
 // Handler serves the operator pages under /op/. It is safe for concurrent
 // use.
 type Handler struct {
-	e   *codemojex.Engine
+	e   *codemojex.Shards
 	cfg Config
 	log *slog.Logger
 	// sessions signs the session cookies with a key derived from the
@@ -69,6 +69,16 @@ type Handler struct {
 // [*echomq.ArgumentError] for a nil engine or an empty operator token, and
 // does no I/O.
 func New(e *codemojex.Engine, config *Config) (*Handler, error) {
+	if e == nil {
+		return nil, &echomq.ArgumentError{Name: "engine", Reason: "must not be nil"}
+	}
+	return NewSharded(codemojex.Single(e), config)
+}
+
+// NewSharded returns the operator pages of a sharded game
+// (docs/codemojex.md, "Sharding"): rooms listed from every shard, each
+// room, game and player acted on in its shard. With one shard it is [New].
+func NewSharded(e *codemojex.Shards, config *Config) (*Handler, error) {
 	var cfg Config
 	if config != nil {
 		cfg = *config

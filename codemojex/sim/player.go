@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -16,6 +17,8 @@ type player struct {
 	name  string
 	token string
 	rng   *rand.Rand
+	rooms []string // one per shard of the server
+	room  string   // the room of the player's home shard
 
 	game     string
 	keyboard []string
@@ -31,11 +34,15 @@ func (p *player) setUp(ctx context.Context) error {
 	var in struct {
 		Token  string `json:"token"`
 		Player struct{ ID string }
+		Shard  int `json:"shard"`
 	}
 	if err := p.c.do(ctx, "POST", "/api/auth/dev", "", map[string]string{"name": p.name}, &in); err != nil {
 		return err
 	}
-	p.token = in.Token
+	if in.Shard < 0 || in.Shard >= len(p.rooms) {
+		return fmt.Errorf("the server signed %s in on shard %d of %d", p.name, in.Shard, len(p.rooms))
+	}
+	p.token, p.room = in.Token, p.rooms[in.Shard]
 	if p.cfg.OperatorToken != "" {
 		err := p.c.do(ctx, "POST", "/api/op/grant", p.cfg.OperatorToken,
 			map[string]any{"player": in.Player.ID, "currency": "keys", "amount": p.cfg.Guesses + 10}, nil)
@@ -53,7 +60,7 @@ func (p *player) join(ctx context.Context) error {
 			Keyboard []string `json:"keyboard"`
 		} `json:"view"`
 	}
-	if err := p.c.do(ctx, "POST", "/api/rooms/"+p.cfg.Room+"/join", p.token, nil, &out); err != nil {
+	if err := p.c.do(ctx, "POST", "/api/rooms/"+p.room+"/join", p.token, nil, &out); err != nil {
 		return err
 	}
 	p.game, p.keyboard, p.best, p.bestPts = out.Game, out.View.Keyboard, nil, -1

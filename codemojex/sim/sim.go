@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,10 @@ type Config struct {
 	// Guesses is how many guesses each player submits. Defaults to 20.
 	Guesses int
 	// Room is the room the players join. Defaults to "": a new paid classic
-	// room is created (needs OperatorToken).
+	// room is created (needs OperatorToken). Against a sharded server (its
+	// GET /api/health reports shards > 1) it must be empty: one room is
+	// created in every shard, and each player joins the room of their home
+	// shard.
 	Room string
 	// Strategy is "climb" (keep the best guess so far and try a small change
 	// of it: players converge on the secret and crack games) or "random".
@@ -46,14 +50,20 @@ type Config struct {
 	// (redis://host:port): its INFO commandstats is read before and after
 	// the guessing phase, and the report gives the engine commands per
 	// scored guess, end to end (every client of that server counts, so
-	// run nothing else on it). Defaults to "": not measured.
+	// run nothing else on it). Several servers, such as a cluster's
+	// masters, are given separated by commas: the report then gives each
+	// one's share too ([Report.Engines]). Defaults to "": not measured.
 	EngineURL string
 }
 
 // Report is what a simulation measured over its guessing phase (sign-in,
 // grants and joins happen before the clock starts).
 type Report struct {
-	Players  int           `json:"players"`
+	Players int `json:"players"`
+	// Shards is the server's shard count; Rooms the rooms played, one per
+	// shard (shard 0's first).
+	Shards   int           `json:"shards"`
+	Rooms    []string      `json:"rooms"`
 	Accepted int64         `json:"accepted"`
 	Scored   int64         `json:"scored"`
 	Elapsed  time.Duration `json:"elapsed"`
@@ -84,6 +94,16 @@ type Report struct {
 	// [Config.EngineURL]).
 	Commands         int64   `json:"commands,omitempty"`
 	CommandsPerGuess float64 `json:"commands_per_guess,omitempty"`
+	// Engines, for an EngineURL of several servers, is each one's commands
+	// over the guessing phase, in the order given.
+	Engines []EngineCommands `json:"engines,omitempty"`
+}
+
+// EngineCommands is one server's share of a run's engine commands.
+type EngineCommands struct {
+	URL      string  `json:"url"`
+	Commands int64   `json:"commands"`
+	Share    float64 `json:"share"`
 }
 
 // String renders the report on one line.
@@ -91,14 +111,29 @@ func (r Report) String() string {
 	return fmt.Sprintf("%d players: %d guesses accepted, %d scored in %s: %.0f accepted/s, %.0f scored/s; submit p50 %s p99 %s; submit→score p50 %s p90 %s p99 %s max %s; %d cracks, %d refused (game closed), %d insufficient, %d unavailable (tried again), %d errors",
 		r.Players, r.Accepted, r.Scored, r.Elapsed.Round(time.Millisecond), r.AcceptedPerSec, r.ScoredPerSec,
 		r.SubmitP50.Round(100*time.Microsecond), r.SubmitP99.Round(100*time.Microsecond), r.P50.Round(100*time.Microsecond), r.P90.Round(100*time.Microsecond), r.P99.Round(100*time.Microsecond), r.Max.Round(100*time.Microsecond),
-		r.Cracks, r.Closed, r.Insufficient, r.Unavailable, r.Errors) + r.commandsLine()
+		r.Cracks, r.Closed, r.Insufficient, r.Unavailable, r.Errors) + r.commandsLine() + r.shardsLine()
+}
+
+func (r Report) shardsLine() string {
+	if r.Shards < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; %d shards, a room in each", r.Shards)
 }
 
 func (r Report) commandsLine() string {
 	if r.Commands == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; engine %d commands, %.1f per scored guess", r.Commands, r.CommandsPerGuess)
+	line := fmt.Sprintf("; engine %d commands, %.1f per scored guess", r.Commands, r.CommandsPerGuess)
+	if len(r.Engines) > 1 {
+		var parts []string
+		for _, e := range r.Engines {
+			parts = append(parts, fmt.Sprintf("%s %.1f %%", e.URL, 100*e.Share))
+		}
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return line
 }
 
 // Run plays cfg.Players simulated players against the server at cfg.URL
@@ -130,21 +165,36 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 		defer tr.CloseIdleConnections()
 	}
 	c := &client{base: cfg.URL, http: hc}
+	var health struct {
+		Shards int `json:"shards"` // 0 from a server older than shards
+	}
+	if err := c.do(ctx, "GET", "/api/health", "", nil, &health); err != nil {
+		return Report{}, fmt.Errorf("sim: server health: %w", err)
+	}
+	shards := max(health.Shards, 1)
+	if shards > 1 && cfg.Room != "" {
+		return Report{}, fmt.Errorf("sim: the server runs %d shards and a player plays the rooms of their home shard: leave --room empty (the sim creates a room in every shard)", shards)
+	}
+	rooms := []string{cfg.Room}
 	if cfg.Room == "" {
 		if cfg.OperatorToken == "" {
 			return Report{}, errors.New("sim: give a room with --room, or the operator token (--operator-token or CODEMOJEX_OPERATOR_TOKEN) to create one")
 		}
-		var out struct {
-			// Room is the new room; its id is "room" (older servers: "id").
-			Room struct{ Room, ID string } `json:"room"`
+		rooms = make([]string, shards)
+		for k := range rooms {
+			var out struct {
+				// Room is the new room; its id is "room" (older servers: "id").
+				Room struct{ Room, ID string } `json:"room"`
+			}
+			spec := map[string]any{"name": "Simulation", "set": "animals", "duration": "1h", "prize": 1000, "fee": 1}
+			if shards > 1 {
+				spec["shard"] = k
+			}
+			if err := c.do(ctx, "POST", "/api/op/rooms", cfg.OperatorToken, spec, &out); err != nil {
+				return Report{}, fmt.Errorf("sim: create room: %w", err)
+			}
+			rooms[k] = cmp.Or(out.Room.Room, out.Room.ID)
 		}
-		err := c.do(ctx, "POST", "/api/op/rooms", cfg.OperatorToken, map[string]any{
-			"name": "Simulation", "set": "animals", "duration": "1h", "prize": 1000, "fee": 1,
-		}, &out)
-		if err != nil {
-			return Report{}, fmt.Errorf("sim: create room: %w", err)
-		}
-		cfg.Room = cmp.Or(out.Room.Room, out.Room.ID)
 	}
 	run := make([]byte, 4)
 	_, _ = rand.Read(run)
@@ -162,7 +212,7 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 			defer done()
 			pc = &client{base: cfg.URL, http: h}
 		}
-		players[i] = &player{c: pc, cfg: &cfg, st: st, name: fmt.Sprintf("sim-%s-%d", tag, i)}
+		players[i] = &player{c: pc, cfg: &cfg, st: st, name: fmt.Sprintf("sim-%s-%d", tag, i), rooms: rooms}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -177,10 +227,14 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 		}
 	}
 
-	var before int64
+	var engines []string
 	if cfg.EngineURL != "" {
+		engines = strings.Split(cfg.EngineURL, ",")
+	}
+	before := make([]int64, len(engines))
+	for i, u := range engines {
 		var err error
-		if before, err = engineCalls(ctx, cfg.EngineURL); err != nil {
+		if before[i], err = engineCalls(ctx, strings.TrimSpace(u)); err != nil {
 			return Report{}, fmt.Errorf("sim: --engine-stats: %w", err)
 		}
 	}
@@ -192,17 +246,27 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 	wg.Wait()
 	stop()
 	rep := st.report(cfg.Players, time.Since(start))
-	if cfg.EngineURL != "" {
-		after, err := engineCalls(ctx, cfg.EngineURL)
+	rep.Shards, rep.Rooms = shards, rooms
+	for i, u := range engines {
+		after, err := engineCalls(ctx, strings.TrimSpace(u))
 		if err != nil {
 			return Report{}, fmt.Errorf("sim: --engine-stats: %w", err)
 		}
 		// The INFO before is counted by the one after, which does not count
 		// itself yet.
-		rep.Commands = after - before - 1
-		if rep.Scored > 0 {
-			rep.CommandsPerGuess = float64(rep.Commands) / float64(rep.Scored)
+		n := after - before[i] - 1
+		rep.Commands += n
+		rep.Engines = append(rep.Engines, EngineCommands{URL: strings.TrimSpace(u), Commands: n})
+	}
+	if len(engines) > 0 && rep.Scored > 0 {
+		rep.CommandsPerGuess = float64(rep.Commands) / float64(rep.Scored)
+	}
+	if len(engines) > 1 && rep.Commands > 0 {
+		for i := range rep.Engines {
+			rep.Engines[i].Share = float64(rep.Engines[i].Commands) / float64(rep.Commands)
 		}
+	} else {
+		rep.Engines = nil
 	}
 	return rep, ctx.Err()
 }

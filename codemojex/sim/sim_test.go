@@ -43,6 +43,10 @@ func TestReport(t *testing.T) {
 	require.Equal(t, 51*time.Microsecond, r.SubmitP50)
 	require.Contains(t, r.String(), "10 players: 100 guesses accepted, 100 scored in 2s")
 	require.Zero(t, percentile(nil, 0.5))
+	r.Commands, r.CommandsPerGuess = 300, 3
+	r.Engines = []EngineCommands{{URL: "redis://a:1", Commands: 100, Share: 1.0 / 3}, {URL: "redis://b:2", Commands: 200, Share: 2.0 / 3}}
+	r.Shards = 2
+	require.Contains(t, r.String(), "; engine 300 commands, 3.0 per scored guess (redis://a:1 33.3 %, redis://b:2 66.7 %); 2 shards, a room in each")
 }
 
 // A player's climbing guesses stay 6 distinct codes of the keyboard.

@@ -21,7 +21,7 @@ type Notice struct {
 // waits on a guess or a game, and fans the events out to subscribers (a
 // live feed). It is safe for concurrent use.
 type Hub struct {
-	e     *codemojex.Engine
+	e     []*codemojex.Engine
 	block time.Duration
 
 	mu      sync.Mutex
@@ -43,7 +43,15 @@ func NewHub(e *codemojex.Engine, block time.Duration) *Hub {
 	if block <= 0 {
 		block = time.Second
 	}
-	return &Hub{e: e, block: block, waiters: map[string]map[*waiter]struct{}{}, subs: map[chan Notice]struct{}{}}
+	return &Hub{e: []*codemojex.Engine{e}, block: block, waiters: map[string]map[*waiter]struct{}{}, subs: map[chan Notice]struct{}{}}
+}
+
+// NewShardedHub returns a hub over the streams of every shard of a
+// sharded game; block as [NewHub]. With one shard it is [NewHub] of it.
+func NewShardedHub(s *codemojex.Shards, block time.Duration) *Hub {
+	h := NewHub(s.Shard(0), block)
+	h.e = s.Engines()
+	return h
 }
 
 // Run follows the streams from now until ctx ends. Through an outage of the
@@ -52,17 +60,19 @@ func NewHub(e *codemojex.Engine, block time.Duration) *Hub {
 // stopped. It returns nil when ctx ends.
 func (h *Hub) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	for _, name := range HubStreams {
-		wg.Go(func() { h.follow(ctx, name) })
+	for _, e := range h.e {
+		for _, name := range HubStreams {
+			wg.Go(func() { h.follow(ctx, e, name) })
+		}
 	}
 	wg.Wait()
 	return nil
 }
 
-func (h *Hub) follow(ctx context.Context, name string) {
+func (h *Hub) follow(ctx context.Context, e *codemojex.Engine, name string) {
 	from := echomq.Bound{}
 	for ctx.Err() == nil {
-		for ev, err := range h.e.Stream(name).Follow(ctx, &echomq.FollowOpts{From: from, Block: h.block}) {
+		for ev, err := range e.Stream(name).Follow(ctx, &echomq.FollowOpts{From: from, Block: h.block}) {
 			if errors.Is(err, echomq.ErrUnavailable) {
 				continue // Follow resumes by itself from its position, and logs the outage
 			}

@@ -55,7 +55,7 @@ type Config struct {
 
 // Handler serves the web app. It is safe for concurrent use.
 type Handler struct {
-	e     *codemojex.Engine
+	e     *codemojex.Shards
 	hub   *views.Hub
 	cfg   Config
 	log   *slog.Logger
@@ -74,6 +74,13 @@ type Handler struct {
 // (Hub.Run). It panics only if the embedded templates do not parse, which
 // the tests rule out.
 func New(e *codemojex.Engine, hub *views.Hub, config *Config) *Handler {
+	return NewSharded(codemojex.Single(e), hub, config)
+}
+
+// NewSharded returns the web handler of a sharded game (docs/codemojex.md,
+// "Sharding") over a running hub of every shard (views.NewShardedHub).
+// With one shard it is [New].
+func NewSharded(e *codemojex.Shards, hub *views.Hub, config *Config) *Handler {
 	var cfg Config
 	if config != nil {
 		cfg = *config
@@ -95,7 +102,7 @@ func New(e *codemojex.Engine, hub *views.Hub, config *Config) *Handler {
 	}
 	h := &Handler{
 		e: e, hub: hub, cfg: cfg, log: cfg.Logger, pages: map[string]*template.Template{}, mux: http.NewServeMux(), closed: make(chan struct{}),
-		caps: webkit.NewStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e, cfg.EngineProbe),
+		caps: webkit.NewStreamLimit(cfg.MaxStreams, cfg.MaxStreamsPerClient), engine: newProbe(e.Shard(0), cfg.EngineProbe),
 	}
 	for _, name := range []string{"lobby", "game", "results", "ledger", "notfound"} {
 		h.pages[name] = template.Must(template.ParseFS(assets, "assets/pages/layout.html", "assets/pages/"+name+".html"))

@@ -77,10 +77,12 @@ func (e *EngineFullError) Error() string {
 func (e *EngineFullError) Is(target error) bool { return target == ErrEngineFull }
 
 // transientPrefix reports the error replies of an engine that is loading,
-// busy or failing over: they pass by themselves.
+// busy or failing over: they pass by themselves. UNBLOCKED ends a blocking
+// read (XREAD BLOCK, a lanes wait) whose master turned replica in a
+// failover: the read is asked again of the new master.
 func transientPrefix(p string) bool {
 	switch p {
-	case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY":
+	case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "UNBLOCKED":
 		return true
 	}
 	return false

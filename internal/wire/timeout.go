@@ -13,7 +13,7 @@ import (
 // cannot be reached or answers too late ([*TransportError],
 // [*TimeoutError]), or it is loading, busy or failing over (a
 // [*ServerError] whose prefix is LOADING, BUSY, TRYAGAIN, CLUSTERDOWN,
-// MASTERDOWN or READONLY). A caller's own cancellation or deadline is not
+// MASTERDOWN, READONLY or UNBLOCKED). A caller's own cancellation or deadline is not
 // it: those come back as the context's error.
 var ErrUnavailable = errors.New("echomq: engine unavailable")
 
