@@ -43,8 +43,11 @@ type Receipt struct {
 // (also when the game's close came before the guess's acceptance),
 // [ErrExpired], [ErrNotMember], the rules' *[rules.CodesError] (matching
 // [rules.ErrBadGuess], with a message fit to show), an
-// [*InsufficientError], and [ErrUnavailable] when the guess could not be
-// queued (refunded). In every one of those cases nothing is charged.
+// [*InsufficientError] (also after the acceptance, when a concurrent
+// charge of the player spent the balance: then guess-refused is in the
+// log), and [ErrUnavailable] when the guess could not be queued
+// (refunded), or its charge came after the sweep refused it. In every one
+// of those cases nothing is charged.
 func (e *Engine) Submit(ctx context.Context, player, game string, codes []string) (Receipt, error) {
 	if err := checkID(game, BrandGame); err != nil {
 		return Receipt{}, err
@@ -162,10 +165,14 @@ type submitRes struct {
 // against them (the balance as the earlier guesses of the player left it);
 // the game takes each that passes by [Engine.accept], concurrently; then
 // one transaction charges the accepted ones, each on its own against the
-// records as the earlier ones left them, and a refused one writes nothing.
-// The charge is keyed by the guess: a guess recorded before is answered
-// from its record, never accepted or charged twice. The charge does not
-// read the game's status: the acceptance decided.
+// records as the earlier ones left them. An accepted guess the charge
+// refuses (its balance spent since the check) writes its refusal: its
+// record, status refused, and its guess-refused, so every guess-accepted
+// ends. The charge is keyed by the guess: a guess recorded before is
+// answered from its record (a refused one with its refusal), never
+// accepted or charged twice; the sweep's refusal of a lost guess writes
+// the same record, so a late charge and it never both commit. The charge
+// does not read the game's status: the acceptance decided.
 func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
 	res := make([]submitRes, len(reqs))
 	games, members, wallets, guesses := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
@@ -327,7 +334,8 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 // returns the guess record to write and the wallet after. The member and
 // the codes were checked at the acceptance and cannot have changed; the
 // balance can (a concurrent charge of the player): then the guess is
-// refused with an [*InsufficientError], nothing charged.
+// refused with an [*InsufficientError], nothing charged (the caller writes
+// the refusal).
 func (e *Engine) charge(ctx context.Context, r *reads, q submitReq) (guessRecord, Wallet, error) {
 	g, err := r.game(ctx, q.game)
 	if err != nil {
