@@ -82,7 +82,12 @@
 //     that the game has no game-closed; then the charge (wallet, ledger
 //     row, guess record) follows in a transaction keyed by the guess. A
 //     guess racing the close is accepted before it (then scored, or void
-//     and refunded) or refused with [ErrClosed], nothing charged.
+//     and refunded) or refused with [ErrClosed], nothing charged. Every
+//     guess-accepted ends in its charge or in one guess-refused written
+//     with the guess's record (status refused): by the charge when it
+//     refuses the guess (the balance spent since the check), or by the
+//     sweep's [Engine.Requeue] when no charge came within PendingAfter;
+//     both read the guess's record, so only one of them commits.
 //   - A sign-in identity makes one player ([Engine.SignIn], first sign-in):
 //     player-registered (tags identity, a hash of the provider's subject,
 //     and player) is appended on the condition that the identity has none;
@@ -99,7 +104,8 @@
 // Concurrent submits, and concurrent scores, within one process share
 // transactions (a group commit): each request is still checked and applied
 // on its own, in arrival order, against the records as the earlier ones
-// left them, and a refused one writes nothing; the batch commits together.
+// left them, and a refused one writes nothing (but an accepted guess its
+// charge refuses, which writes its refusal); the batch commits together.
 // The streams they append to are watched, so sharing one commit is what
 // lets many guesses through a hot stream at once.
 //

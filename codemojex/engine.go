@@ -85,7 +85,7 @@ type Engine struct {
 	// into a short queue; transactions of other processes still retry. An
 	// attempt takes the locks of its streams in the order of [Streams] and
 	// lets them go when it ends, so no two attempts wait on each other.
-	streamMu [10]sync.Mutex // one per Streams
+	streamMu [11]sync.Mutex // one per Streams
 	randMu   sync.Mutex
 
 	// classic remembers the games known to be classic (a mode never
@@ -103,6 +103,15 @@ type hooks struct {
 	beforeScore func(guess string) // inside the transaction, before commit
 	afterScore  func(guess string) // after the commit, before the job is acked
 	beforeQueue func(guess string) error
+	// beforeCharge runs after a batch's acceptances, before its charge; an
+	// error fails the batch's accepted guesses uncharged.
+	beforeCharge func(guesses []string) error
+	// inCharge runs inside each attempt of the charge's transaction, after
+	// its reads, before its commit.
+	inCharge func(guesses []string)
+	// inRefuse runs inside each attempt of the sweep's refusal of a lost
+	// guess, after its read, before its commit.
+	inRefuse func(guess string)
 	// requeueChunk, when set, is how many guesses Requeue judges at once
 	// (500 otherwise).
 	requeueChunk int

@@ -32,8 +32,9 @@ var (
 	// ErrUnauthorized: no session, an unknown or expired session, or a
 	// sign-in that is not allowed.
 	ErrUnauthorized = errors.New("codemojex: unauthorized")
-	// ErrUnavailable: the guess was charged but could not be queued; the
-	// charge was refunded and the guess may be sent again.
+	// ErrUnavailable: the guess was charged but could not be queued (the
+	// charge was refunded), or it was accepted but its charge came too late
+	// (the sweep had refused it, nothing charged); it may be sent again.
 	ErrUnavailable = errors.New("codemojex: guess queue unavailable")
 )
 

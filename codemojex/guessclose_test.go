@@ -137,6 +137,7 @@ func TestGuessesRaceClose(t *testing.T) {
 	}
 	require.Len(t, charges, scored+void, "a refused guess is never charged")
 	require.Len(t, events(t, e1, StreamGuessAccepted), scored+void, "a refused guess leaves no guess-accepted")
+	requireAcceptedEnded(t, e1)
 	for guess, n := range charges {
 		require.Equal(t, 1, n, "guess %s charged once", guess)
 		g, ok, err := readJSON[guessRecord](ctx, e1, tableGuesses, guess)

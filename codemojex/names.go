@@ -43,8 +43,18 @@ const (
 	// StreamGuessAccepted: an open game took a guess, before its charge.
 	// Fields: game, room, player, guess, job, currency, fee, accepted_ms
 	// (never the codes). Tags: game, player, room; appended on the
-	// condition that the game has no game-closed.
+	// condition that the game has no game-closed. Each ends in its charge
+	// (the guess recorded, a ledger row of reason guess) or in one
+	// guess-refused.
 	StreamGuessAccepted = "guess-accepted"
+	// StreamGuessRefused: an accepted guess that was never charged: its
+	// charge refused it (the balance spent since the check), or it was
+	// lost (no charge came within Config.PendingAfter: a process died, or
+	// the charge failed) and the sweep refused it. Fields: game, room,
+	// player, guess, job, reason (insufficient, invalid or lost),
+	// refused_ms. Tags: game, player, room; appended with the guess's
+	// record (status refused), so a late charge of the guess refuses.
+	StreamGuessRefused = "guess-refused"
 	// StreamLedger: the append-only ledger, one row per balance change.
 	// Fields: txn (a TXN id), player, currency, delta, balance (after),
 	// reason, ref.
@@ -58,7 +68,7 @@ const (
 // transaction, the others inside transactions.
 var Streams = []string{
 	StreamRoomOpened, StreamGameStarted, StreamPlayerJoined, StreamGuessScored, StreamGameSettled, StreamGameRevealed,
-	StreamGameClosed, StreamPlayerRegistered, StreamGuessAccepted, StreamLedger,
+	StreamGameClosed, StreamPlayerRegistered, StreamGuessAccepted, StreamGuessRefused, StreamLedger,
 }
 
 // The tables (records beside the streams) the engine keeps in its queue.
@@ -67,7 +77,7 @@ const (
 	tableGames      = "games"      // GAM id → gameRecord (holds the secret)
 	tableMembers    = "members"    // "<GAM>.<PLR>" → member
 	tableGuesses    = "guesses"    // GES id → guessRecord (holds the codes)
-	tableCursors    = "cursors"    // "requeue" → requeueCursor (the sweep's place in the ledger)
+	tableCursors    = "cursors"    // "requeue", "accepted" → sweepCursor (the sweep's places in the ledger and guess-accepted)
 	tablePlayers    = "players"    // PLR id → Player
 	tableIdentities = "identities" // "<provider>.<subject>" → PLR id
 	tableSessions   = "sessions"   // hex SHA-256 of a token → session
@@ -105,13 +115,27 @@ const (
 
 // Guess statuses: queued once charged, then scored, or void when its game
 // closed before it was scored, or refunded when it could not be queued or
-// its scoring job died.
-// A void or refunded guess gave its fee back.
+// its scoring job died. A void or refunded guess gave its fee back. A
+// guess accepted and never charged is refused (its guess-refused in the
+// log): it neither paid nor counts.
 const (
 	GuessQueued   = "queued"
 	GuessScored   = "scored"
 	GuessVoid     = "void"
 	GuessRefunded = "refunded"
+	GuessRefused  = "refused"
+)
+
+// Refusal reasons of an accepted guess (guess-refused's reason).
+const (
+	// RefusedInsufficient: the charge found the balance spent since the
+	// check (a concurrent charge of the player).
+	RefusedInsufficient = "insufficient"
+	// RefusedInvalid: the charge refused it for another rule.
+	RefusedInvalid = "invalid"
+	// RefusedLost: no charge came within Config.PendingAfter (a process
+	// died after the acceptance, or the charge failed); the sweep refused it.
+	RefusedLost = "lost"
 )
 
 // Close reasons.

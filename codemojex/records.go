@@ -110,6 +110,9 @@ func memberKey(game, player string) string { return game + "." + player }
 // void or refunded) is also the guess's pending mark: the sweep's
 // [Engine.Requeue] queues its job again if it went missing (a crash
 // between the charge and the enqueue), finding it through its ledger row.
+// Status refused marks an accepted guess that was never charged (Reason
+// says why; Codes are empty when the sweep refused it): written with its
+// guess-refused, it makes a late charge of the guess refuse.
 type guessRecord struct {
 	ID       string   `json:"id"`
 	Game     string   `json:"game"`
@@ -124,22 +127,30 @@ type guessRecord struct {
 	Attempt  int      `json:"attempt,omitempty"`
 	AtMS     int64    `json:"at_ms"`
 	ScoredMS int64    `json:"scored_ms,omitempty"`
+	// Reason is why a refused guess was refused (see [RefusedLost]).
+	Reason string `json:"reason,omitempty"`
 }
 
-// requeueCursor is [Engine.Requeue]'s place in the ledger: every guess
-// booked (its ledger row of reason guess) at or before After has left
-// status queued (scored, void or refunded), so a requeue reads the ledger
-// from after it. It stays before the oldest guess still queued: a guess
-// that stays queued holds the cursor back, never the guesses after it.
+// requeueCursor is one of [Engine.Requeue]'s places in a stream. Under
+// cursorRequeue, in the ledger: every guess booked (its ledger row of
+// reason guess) at or before After has left status queued (scored, void or
+// refunded), so a requeue reads the ledger from after it. It stays before
+// the oldest guess still queued: a guess that stays queued holds the
+// cursor back, never the guesses after it. Under cursorAccepted, in
+// guess-accepted: every guess accepted at or before After has its record
+// (charged, or refused).
 type requeueCursor struct {
-	// After is a ledger entry id; "" is the ledger's start.
+	// After is an entry id of the stream; "" is the stream's start.
 	After string `json:"after"`
 	// AtMS is when it last moved.
 	AtMS int64 `json:"at_ms"`
 }
 
-// cursorRequeue is requeueCursor's key in the cursors table.
-const cursorRequeue = "requeue"
+// The keys of the requeue cursors in the cursors table.
+const (
+	cursorRequeue  = "requeue"  // in the ledger
+	cursorAccepted = "accepted" // in guess-accepted
+)
 
 // Player is a player's record.
 type Player struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,8 +43,11 @@ type Receipt struct {
 // (also when the game's close came before the guess's acceptance),
 // [ErrExpired], [ErrNotMember], the rules' *[rules.CodesError] (matching
 // [rules.ErrBadGuess], with a message fit to show), an
-// [*InsufficientError], and [ErrUnavailable] when the guess could not be
-// queued (refunded). In every one of those cases nothing is charged.
+// [*InsufficientError] (also after the acceptance, when a concurrent
+// charge of the player spent the balance: then guess-refused is in the
+// log), and [ErrUnavailable] when the guess could not be queued
+// (refunded), or its charge came after the sweep refused it. In every one
+// of those cases nothing is charged.
 func (e *Engine) Submit(ctx context.Context, player, game string, codes []string) (Receipt, error) {
 	if err := checkID(game, BrandGame); err != nil {
 		return Receipt{}, err
@@ -161,10 +165,14 @@ type submitRes struct {
 // against them (the balance as the earlier guesses of the player left it);
 // the game takes each that passes by [Engine.accept], concurrently; then
 // one transaction charges the accepted ones, each on its own against the
-// records as the earlier ones left them, and a refused one writes nothing.
-// The charge is keyed by the guess: a guess recorded before is answered
-// from its record, never accepted or charged twice. The charge does not
-// read the game's status: the acceptance decided.
+// records as the earlier ones left them. An accepted guess the charge
+// refuses (its balance spent since the check) writes its refusal: its
+// record, status refused, and its guess-refused, so every guess-accepted
+// ends. The charge is keyed by the guess: a guess recorded before is
+// answered from its record (a refused one with its refusal), never
+// accepted or charged twice; the sweep's refusal of a lost guess writes
+// the same record, so a late charge and it never both commit. The charge
+// does not read the game's status: the acceptance decided.
 func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes {
 	res := make([]submitRes, len(reqs))
 	games, members, wallets, guesses := make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs)), make([]string, len(reqs))
@@ -232,6 +240,14 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 	for k, i := range live {
 		liveWallets[k], liveGuesses[k] = reqs[i].player, reqs[i].guess
 	}
+	if h := e.hooks.beforeCharge; h != nil {
+		if err := h(liveGuesses); err != nil { // a test's crash after the acceptance
+			for _, i := range live {
+				res[i] = submitRes{err: err}
+			}
+			return res
+		}
+	}
 	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		for _, i := range live {
 			res[i] = submitRes{}
@@ -244,7 +260,10 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		if err := errors.Join(prefetch(ctx, t, r.wallets, tableWallets, liveWallets), prefetch(ctx, t, done, tableGuesses, liveGuesses)); err != nil {
 			return err
 		}
-		var accepted []guessRecord
+		if h := e.hooks.inCharge; h != nil {
+			h(liveGuesses)
+		}
+		var accepted, refused []guessRecord
 		var balances []int64
 		for _, i := range live {
 			q := reqs[i]
@@ -257,6 +276,10 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 				if w != nil {
 					bal = *w
 				}
+				if rec.Status == GuessRefused {
+					res[i].err = refusedErr(rec, bal)
+					continue
+				}
 				res[i].rc = Receipt{Guess: rec.ID, Job: rec.Job, Game: rec.Game, Currency: rec.Currency, Charged: rec.Fee, Balance: bal}
 				continue
 			}
@@ -265,7 +288,12 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 				if !isRefusal(err) {
 					return err
 				}
+				// Accepted, so its refusal goes in the log with its
+				// record: the guess ends here, never charged.
 				res[i].err = err
+				ref := e.refusal(q, gameRecs[q.game], refusalReason(err))
+				done[q.guess] = &ref
+				refused = append(refused, ref)
 				continue
 			}
 			done[q.guess] = &rec // the same guess again in the batch: answered, not charged
@@ -276,9 +304,14 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 		if err := r.flush(); err != nil {
 			return err
 		}
-		for _, rec := range accepted {
-			// Its status queued is its pending mark: no record of its own.
+		for _, rec := range slices.Concat(accepted, refused) {
+			// Status queued is its pending mark: no record of its own.
 			if err := t.put(tableGuesses, rec.ID, rec); err != nil {
+				return err
+			}
+		}
+		for _, rec := range refused {
+			if err := t.appendRefused(ctx, rec); err != nil {
 				return err
 			}
 		}
@@ -301,7 +334,8 @@ func (e *Engine) submitBatch(ctx context.Context, reqs []submitReq) []submitRes 
 // returns the guess record to write and the wallet after. The member and
 // the codes were checked at the acceptance and cannot have changed; the
 // balance can (a concurrent charge of the player): then the guess is
-// refused with an [*InsufficientError], nothing charged.
+// refused with an [*InsufficientError], nothing charged (the caller writes
+// the refusal).
 func (e *Engine) charge(ctx context.Context, r *reads, q submitReq) (guessRecord, Wallet, error) {
 	g, err := r.game(ctx, q.game)
 	if err != nil {
@@ -340,6 +374,45 @@ func (e *Engine) charge(ctx context.Context, r *reads, q submitReq) (guessRecord
 	return rec, after, nil
 }
 
+// refusal returns the record of the accepted guess q (of game g, nil when
+// unknown) refused for reason: status refused, nothing charged.
+func (e *Engine) refusal(q submitReq, g *gameRecord, reason string) guessRecord {
+	rec := guessRecord{
+		ID: q.guess, Game: q.game, Player: q.player, Job: q.job.String(), Codes: q.codes,
+		Status: GuessRefused, Reason: reason, AtMS: e.nowMS(),
+	}
+	if g != nil {
+		rec.Room, rec.Currency, rec.Fee = g.Room, g.currency(), g.Fee
+	}
+	return rec
+}
+
+// refusalReason names the refusal err of a charge.
+func refusalReason(err error) string {
+	if errors.Is(err, ErrInsufficient) {
+		return RefusedInsufficient
+	}
+	return RefusedInvalid
+}
+
+// refusedErr is the answer to a charge of a guess refused before (rec),
+// bal the player's balance: an [*InsufficientError] for a balance spent,
+// else [ErrUnavailable] (the guess may be sent again, as a new one).
+func refusedErr(rec *guessRecord, bal Wallet) error {
+	if rec.Reason == RefusedInsufficient {
+		return &InsufficientError{Currency: rec.Currency, Need: rec.Fee, Have: bal.Of(rec.Currency)}
+	}
+	return fmt.Errorf("%w: guess %s was refused (%s), nothing charged", ErrUnavailable, rec.ID, rec.Reason)
+}
+
+// appendRefused buffers the guess-refused of the refused guess rec.
+func (t *txn) appendRefused(ctx context.Context, rec guessRecord) error {
+	_, err := t.append(ctx, StreamGuessRefused,
+		"game", rec.Game, "room", rec.Room, "player", rec.Player, "guess", rec.ID, "job", rec.Job,
+		"reason", rec.Reason, "refused_ms", itoa(rec.AtMS))
+	return err
+}
+
 // isRefusal reports an error that refuses one request of a batch (the
 // others go on), as opposed to an engine error that fails the batch.
 func isRefusal(err error) bool {
@@ -351,8 +424,9 @@ func isRefusal(err error) bool {
 	return false
 }
 
-// errCrashed is what a test's beforeQueue hook returns to stand for a
-// process that died between the charge and the enqueue.
+// errCrashed is what a test's beforeQueue (beforeCharge) hook returns to
+// stand for a process that died between the charge and the enqueue
+// (between the acceptance and the charge).
 var errCrashed = errors.New("codemojex: crashed before the enqueue")
 
 func (e *Engine) enqueue(ctx context.Context, player, guess string, job echomq.ID) error {

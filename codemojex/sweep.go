@@ -61,12 +61,18 @@ func (e *Engine) Sweep(ctx context.Context) (SweepResult, error) {
 	return res, errors.Join(errs...)
 }
 
-// Requeue queues again the job of every guess charged more than
-// Config.PendingAfter ago and still queued (not scored, void or refunded):
-// a process that died between the charge and the enqueue leaves such a
-// guess. The job keeps its id, so a job still queued or running is refused
-// as a duplicate and nothing changes; a guess whose job is dead (it failed
-// every attempt) is refunded instead. It returns how many jobs it queued.
+// Requeue settles the guesses a process left half-way, once they are
+// older than Config.PendingAfter. It refuses every guess accepted and
+// never charged (a process that died between the acceptance and the
+// charge, or a charge that failed): its record, status refused, and its
+// guess-refused, committed only while the guess has no record, so a late
+// charge and the refusal never both commit. And it queues
+// again the job of every guess charged and still queued (not scored, void
+// or refunded): a process that died between the charge and the enqueue
+// leaves such a guess. The job keeps its id, so a job still queued or
+// running is refused as a duplicate and nothing changes; a guess whose job
+// is dead (it failed every attempt) is refunded instead. It returns how
+// many jobs it queued.
 //
 // The guesses are found through their ledger rows (reason guess, booked in
 // the guess's own transaction), read from the cursor record
@@ -76,6 +82,127 @@ func (e *Engine) Sweep(ctx context.Context) (SweepResult, error) {
 // the same; the cursor moves past it once it is settled. A row younger
 // than PendingAfter ends the read.
 func (e *Engine) Requeue(ctx context.Context) (int, error) {
+	lost, lerr := e.refuseLost(ctx)
+	if lost > 0 {
+		e.log.Warn("codemojex: refused accepted guesses that were never charged", "guesses", lost)
+	}
+	n, err := e.requeueJobs(ctx)
+	return n, errors.Join(lerr, err)
+}
+
+// refuseLost ends every guess accepted (its guess-accepted) more than
+// Config.PendingAfter ago that has no record, so was never charged: one
+// transaction per guess writes its record, status refused, and its
+// guess-refused, and commits only while the guess still has no record. The
+// charge reads the guess's record too, so a late charge and this refusal
+// never both commit: the one second runs again and finds the record (a
+// charge then refuses with [ErrUnavailable]). It reads guess-accepted from
+// the cursor record cursors:accepted on (every guess accepted at or before
+// it has its record), a chunk at a time, and moves the cursor after each
+// chunk; an event younger than PendingAfter ends the read. It returns how
+// many guesses it refused.
+func (e *Engine) refuseLost(ctx context.Context) (int, error) {
+	cutoff := e.nowMS() - e.cfg.PendingAfter.Milliseconds()
+	cur, _, err := readJSON[requeueCursor](ctx, e, tableCursors, cursorAccepted)
+	if err != nil {
+		return 0, err
+	}
+	span := echomq.All
+	if cur.After != "" {
+		after, err := echomq.ParseEntryID(cur.After)
+		if err != nil {
+			return 0, fmt.Errorf("codemojex: accepted cursor: %w", err)
+		}
+		span = echomq.Span(echomq.Exclusive(after), echomq.Unbounded)
+	}
+	var (
+		chunk []echomq.Event
+		n     int
+	)
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		ids := make([]string, 0, len(chunk))
+		for _, ev := range chunk {
+			ids = append(ids, ev.Fields.Value("guess"))
+		}
+		recs, err := peek[guessRecord](ctx, e, tableGuesses, ids)
+		if err != nil {
+			return err
+		}
+		for _, ev := range chunk {
+			if recs[ev.Fields.Value("guess")] != nil {
+				continue // charged, or refused by its charge
+			}
+			refused, err := e.refuseLostGuess(ctx, ev.Fields)
+			if err != nil {
+				return err
+			}
+			if refused {
+				n++
+			}
+		}
+		last := chunk[len(chunk)-1].Entry
+		chunk = chunk[:0]
+		return e.moveCursor(ctx, cursorAccepted, last)
+	}
+	for ev, err := range e.Stream(StreamGuessAccepted).Scan(ctx, span, nil) {
+		if err != nil {
+			return n, err
+		}
+		if at, _ := strconv.ParseInt(ev.Fields.Value("accepted_ms"), 10, 64); at > cutoff {
+			break
+		}
+		chunk = append(chunk, ev)
+		if len(chunk) == cmp.Or(e.hooks.requeueChunk, 500) {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, flush()
+}
+
+// refuseLostGuess refuses the guess of the guess-accepted fields f, lost
+// (never charged), unless it has a record by the commit; it reports
+// whether it refused it.
+func (e *Engine) refuseLostGuess(ctx context.Context, f echomq.Fields) (bool, error) {
+	guess := f.Value("guess")
+	if checkID(guess, BrandGuess) != nil {
+		return false, nil // not a guess of this engine's: nothing to settle
+	}
+	fee, _ := strconv.ParseInt(f.Value("fee"), 10, 64)
+	var refused bool
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		refused = false
+		_, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, guess)
+		if err != nil || ok {
+			return err // recorded: charged, or refused, meanwhile
+		}
+		if h := e.hooks.inRefuse; h != nil {
+			h(guess)
+		}
+		rec := guessRecord{
+			ID: guess, Game: f.Value("game"), Room: f.Value("room"), Player: f.Value("player"), Job: f.Value("job"),
+			Codes: []string{}, Currency: Currency(f.Value("currency")), Fee: fee,
+			Status: GuessRefused, Reason: RefusedLost, AtMS: e.nowMS(),
+		}
+		if err := t.put(tableGuesses, guess, rec); err != nil {
+			return err
+		}
+		if err := t.appendRefused(ctx, rec); err != nil {
+			return err
+		}
+		refused = true
+		return nil
+	})
+	return refused, err
+}
+
+// requeueJobs queues again the jobs of the guesses charged and still
+// queued (see [Engine.Requeue]).
+func (e *Engine) requeueJobs(ctx context.Context) (int, error) {
 	cutoff := e.nowMS() - e.cfg.PendingAfter.Milliseconds()
 	cur, _, err := readJSON[requeueCursor](ctx, e, tableCursors, cursorRequeue)
 	if err != nil {
@@ -198,7 +325,7 @@ func (rq *requeue) flush(ctx context.Context) error {
 		}
 	}
 	if rq.next.Compare(rq.after) > 0 {
-		if err := e.moveRequeueCursor(ctx, rq.next); err != nil {
+		if err := e.moveCursor(ctx, cursorRequeue, rq.next); err != nil {
 			return err
 		}
 		rq.after = rq.next
@@ -206,11 +333,11 @@ func (rq *requeue) flush(ctx context.Context) error {
 	return nil
 }
 
-// moveRequeueCursor moves the requeue cursor forward to after, never back
+// moveCursor moves the requeue cursor key forward to after, never back
 // (sweeps in several processes may race).
-func (e *Engine) moveRequeueCursor(ctx context.Context, after echomq.EntryID) error {
+func (e *Engine) moveCursor(ctx context.Context, key string, after echomq.EntryID) error {
 	return e.update(ctx, func(ctx context.Context, t *txn) error {
-		cur, ok, err := getJSON[requeueCursor](ctx, t, tableCursors, cursorRequeue)
+		cur, ok, err := getJSON[requeueCursor](ctx, t, tableCursors, key)
 		if err != nil {
 			return err
 		}
@@ -219,7 +346,7 @@ func (e *Engine) moveRequeueCursor(ctx context.Context, after echomq.EntryID) er
 				return nil
 			}
 		}
-		return t.put(tableCursors, cursorRequeue, requeueCursor{After: after.String(), AtMS: e.nowMS()})
+		return t.put(tableCursors, key, requeueCursor{After: after.String(), AtMS: e.nowMS()})
 	})
 }
 
