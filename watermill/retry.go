@@ -15,22 +15,11 @@ const (
 )
 
 // transient reports whether an engine failure may pass on its own: the
-// engine unreachable or restarting (a refused dial, a broken connection,
-// LOADING while it reloads its data), busy, or failing over.
-func transient(err error) bool {
-	var te *echomq.TransportError
-	var se *echomq.ServerError
-	switch {
-	case errors.As(err, &te):
-		return true
-	case errors.As(err, &se):
-		switch se.Prefix {
-		case "LOADING", "BUSY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY":
-			return true
-		}
-	}
-	return false
-}
+// root package's [echomq.ErrUnavailable] (the engine unreachable or
+// restarting, loading, busy or failing over, a blocking read unblocked
+// by a failover, the node lease being renewed). One definition, so the
+// adapter rides out exactly what the library's own services ride out.
+func transient(err error) bool { return errors.Is(err, echomq.ErrUnavailable) }
 
 // retry calls op until it succeeds, fails for good, or ctx ends; the
 // transient failures are retried with a backoff from 10ms to 500ms. When
