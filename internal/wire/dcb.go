@@ -226,6 +226,11 @@ func decodeDCBAppend(arr []valkey.ValkeyMessage, groups []DCBGroup) (DCBAppendRe
 	}
 	rep.Results = make([]DCBResult, len(arr)-2)
 	for i := range rep.Results {
+		if first, err := arr[i+2].AsInt64(); err == nil {
+			// Every event kept its proposed id: the first position alone.
+			rep.Results[i] = DCBResult{Status: DCBOK, Appended: proposed(groups[i].Events, uint64(first))}
+			continue
+		}
 		res, err := arr[i+2].ToArray()
 		if err != nil {
 			return rep, fmt.Errorf("echomq: decode dcb append reply: %w", err)
@@ -255,11 +260,7 @@ func decodeDCBResult(arr []valkey.ValkeyMessage, events []DCBEvent) (DCBResult, 
 		if len(rest) < 1 || (len(rest)-1)%3 != 0 {
 			return res, fmt.Errorf("echomq: decode dcb append result: %d elements", len(arr))
 		}
-		first := uint64(laneNum(rest[0]))
-		res.Appended = make([]DCBAppended, len(events))
-		for i, e := range events {
-			res.Appended[i] = DCBAppended{Receipt: e.Receipt, EntryID: e.EntryID, Position: first + uint64(i)}
-		}
+		res.Appended = proposed(events, uint64(laneNum(rest[0])))
 		for j := 1; j < len(rest); j += 3 {
 			i := int(laneNum(rest[j])) - 1
 			if i < 0 || i >= len(events) {
@@ -288,6 +289,16 @@ func decodeDCBResult(arr []valkey.ValkeyMessage, events []DCBEvent) (DCBResult, 
 		return res, fmt.Errorf("echomq: decode dcb append result: status %q", res.Status)
 	}
 	return res, nil
+}
+
+// proposed returns the events as appended with their proposed ids, at the
+// positions from first on.
+func proposed(events []DCBEvent, first uint64) []DCBAppended {
+	out := make([]DCBAppended, len(events))
+	for i, e := range events {
+		out[i] = DCBAppended{Receipt: e.Receipt, EntryID: e.EntryID, Position: first + uint64(i)}
+	}
+	return out
 }
 
 func decodePosition(kind, stream *string, pos *uint64, arr []valkey.ValkeyMessage) error {

@@ -18,7 +18,8 @@
 -- Reply: {sec, usec, result per group}, a result being {'ok', first
 -- position, then for each event whose id the engine chose: its index in
 -- the group, receipt, entry id} (every other event kept its proposal and
--- has the position after the one before it); {'conflict', stream, entry
+-- has the position after the one before it), or the first position alone
+-- when every event kept its proposal; {'conflict', stream, entry
 -- id, position} (the first event matching the condition); {'position',
 -- 'ahead'|'floor', stream, bound}; {'dup', receipts}; {'top', top entry id
 -- or ''}; {'skew', instant ms}; {'err', message} (a stream of the group
@@ -148,10 +149,9 @@ for gi = 1, G do
   end
   local n = tonumber(argv[a])
   a = a + 1
-  local e0, multi, first = a, false, nil
-  for i = 1, n do
-    local st = argv[a]
-    if first == nil then first = st elseif st ~= first then multi = true end
+  local e0, multi, first = a, false, argv[a]
+  for _ = 1, n do
+    if argv[a] ~= first then multi = true end
     local ng = tonumber(argv[a + 3])
     a = a + 6 + ng + tonumber(argv[a + 5 + ng])
   end
@@ -164,8 +164,10 @@ for gi = 1, G do
     if not head then
       res = refusal
     else
-      local evs = query(items, from, 1, HUGE)
-      if evs[1] then res = {'conflict', evs[1][1], evs[1][2], num(evs[1][3])} end
+      if maybe_after(items, from) then
+        local evs = query(items, from, 1, HUGE)
+        if evs[1] then res = {'conflict', evs[1][1], evs[1][2], num(evs[1][3])} end
+      end
     end
   end
   if not res and gi == 1 and G == 1 and expect ~= '' then
@@ -199,7 +201,7 @@ for gi = 1, G do
       local st, eid, rc, ng = argv[b], argv[b + 1], argv[b + 2], tonumber(argv[b + 3])
       local joined, f0 = argv[b + 4 + ng], b + 6 + ng
       local f1 = f0 + tonumber(argv[b + 5 + ng]) - 1
-      local tp = state(st)
+      local tp = tops[st] or state(st)
       local p = pos + 1
       local kept = false
       if fast and eid ~= '' and (tp.p or not tp.ms) and not tp.err then
@@ -282,12 +284,14 @@ for gi = 1, G do
         call('SADD', TYPES, st)
         typed[st] = true
       end
-      receipts[#receipts + 1] = rc
+      if KEYS[5] then receipts[#receipts + 1] = rc end
       b = f1 + 1
     end
     if res[1] == 'ok' then
       head_v = pos
       wrote = true
+      -- Every proposal kept: the first position alone.
+      if #res == 2 then res = res[2] end
     end
   end
   a = e1

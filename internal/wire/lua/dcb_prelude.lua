@@ -161,6 +161,28 @@ local function scan_source(t, tags, from, want, budget)
   end
 end
 
+-- maybe_after reports whether some source (item x type) of items may hold
+-- an event above from: one whose every tag list ends above from (an event
+-- matching it lies in each). One LINDEX per list, stopping at the first
+-- that ends at or below from: a condition's usual answer, "nothing since",
+-- without a scan.
+local function maybe_after(items, from)
+  for _, it in ipairs(items) do
+    for _, t in ipairs(item_types(it)) do
+      local all = true
+      for _, g in ipairs(it.tags) do
+        local last = call('LINDEX', ixkey(t, g), -2)
+        if not last or tonumber(last) <= from then
+          all = false
+          break
+        end
+      end
+      if all then return true end
+    end
+  end
+  return false
+end
+
 -- query returns the events matching items with a position above from, in
 -- position order, at most want, and the position through which the answer
 -- is complete (HUGE: through the head). Each source (item x type) scans at
