@@ -279,6 +279,7 @@ for gi = 1, G do
           pend[k] = {p, eid}
           pkeys[#pkeys + 1] = k
         end
+        ixlast_push(k, p)
       end
       if not typed[st] then
         call('SADD', TYPES, st)

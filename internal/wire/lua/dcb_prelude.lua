@@ -12,7 +12,21 @@ local QP = ARGV[1]
 local HUGE, floor = math.huge, math.floor
 
 local function skey(t) return QP .. 'stream:' .. t end
-local function ixkey(t, tag) return QP .. 'dcb:ix:' .. t .. ':' .. tag end
+-- ixkey names the index list of (t, tag), built once per call.
+local ixkeys = {}
+local function ixkey(t, tag)
+  local m = ixkeys[t]
+  if not m then
+    m = {}
+    ixkeys[t] = m
+  end
+  local k = m[tag]
+  if not k then
+    k = QP .. 'dcb:ix:' .. t .. ':' .. tag
+    m[tag] = k
+  end
+  return k
+end
 local function num(n) return string.format('%.0f', n) end
 
 -- parse_query reads a query from ARGV at a: the item count, then per item
@@ -163,16 +177,35 @@ end
 
 -- maybe_after reports whether some source (item x type) of items may hold
 -- an event above from: one whose every tag list ends above from (an event
--- matching it lies in each). One LINDEX per list, stopping at the first
--- that ends at or below from: a condition's usual answer, "nothing since",
--- without a scan.
+-- matching it lies in each). One EXISTS of a source's lists (of two tags or
+-- more), then one LINDEX per list, stopping at the first that ends at or
+-- below from: a condition's usual answer, "nothing since", without a
+-- scan.
+-- ixlast caches the last position of the lists read (0: empty); the
+-- append script moves it along as it pushes (see ixlast_push).
+local ixlast = {}
+local function ixlast_push(k, pos)
+  if ixlast[k] then ixlast[k] = pos end
+end
 local function maybe_after(items, from)
   for _, it in ipairs(items) do
     for _, t in ipairs(item_types(it)) do
       local all = true
-      for _, g in ipairs(it.tags) do
-        local last = call('LINDEX', ixkey(t, g), -2)
-        if not last or tonumber(last) <= from then
+      local tags = it.tags
+      if #tags > 1 then
+        -- One EXISTS rules out a source with an empty list (a new tag).
+        local keys = {}
+        for i, g in ipairs(tags) do keys[i] = ixkey(t, g) end
+        all = call('EXISTS', unpack(keys)) == #keys
+      end
+      for _, g in ipairs(all and tags or {}) do
+        local k = ixkey(t, g)
+        local last = ixlast[k]
+        if not last then
+          last = tonumber(call('LINDEX', k, -2) or '0')
+          ixlast[k] = last
+        end
+        if last <= from then
           all = false
           break
         end
