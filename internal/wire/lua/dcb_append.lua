@@ -59,8 +59,9 @@ local window, expect, G = argv[5], argv[6], tonumber(argv[7])
 -- Proposals are tried only while the latest of them is within lead of the
 -- engine's clock (as a plain append's id is sent only then).
 local propose = argv[8] ~= '' and tonumber(argv[8]) <= now + lead
-if KEYS[5] then
-  local v = call('GET', KEYS[5])
+local idem = KEYS[5]
+if idem then
+  local v = call('GET', idem)
   if v then return {sec, usec, {'dup', v}} end
 end
 
@@ -125,12 +126,19 @@ end
 -- The index pairs (position, entry id) not yet pushed, by key: one RPUSH
 -- per key; pushed before a condition is evaluated (it must see them) and
 -- at the end.
-local pend, pkeys = {}, {}
+-- A key's first pair is kept as two values (pend, pend_id), a table only
+-- from its second: most keys of a call get one pair (a new tag).
+local pend, pend_id, pkeys = {}, {}, {}
 local function flush()
   for i = 1, #pkeys do
     local k = pkeys[i]
-    call('RPUSH', k, unpack(pend[k]))
-    pend[k] = nil
+    local q = pend[k]
+    if type(q) == 'table' then
+      call('RPUSH', k, unpack(q))
+    else
+      call('RPUSH', k, q, pend_id[k])
+    end
+    pend[k], pend_id[k] = nil, nil
   end
   pkeys = {}
 end
@@ -272,20 +280,22 @@ for gi = 1, G do
       for j = b + 4, b + 3 + ng do
         local k = argv[j]
         local q = pend[k]
-        if q then
+        if not q then
+          pend[k], pend_id[k] = p, eid
+          pkeys[#pkeys + 1] = k
+        elseif type(q) == 'table' then
           q[#q + 1] = p
           q[#q + 1] = eid
         else
-          pend[k] = {p, eid}
-          pkeys[#pkeys + 1] = k
+          pend[k] = {q, pend_id[k], p, eid}
         end
-        ixlast_push(k, p)
+        if ixlast[k] then ixlast[k] = p end
       end
       if not typed[st] then
         call('SADD', TYPES, st)
         typed[st] = true
       end
-      if KEYS[5] then receipts[#receipts + 1] = rc end
+      if idem then receipts[#receipts + 1] = rc end
       b = f1 + 1
     end
     if res[1] == 'ok' then
@@ -305,5 +315,5 @@ for _, region in ipairs({'n', 'a'}) do
     call('HSET', CELL, region, num(cells[region]), 'w' .. region, writer)
   end
 end
-if KEYS[5] and wrote then call('SET', KEYS[5], table.concat(receipts), 'PX', window) end
+if idem and wrote then call('SET', idem, table.concat(receipts), 'PX', window) end
 return out

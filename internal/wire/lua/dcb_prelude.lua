@@ -182,11 +182,8 @@ end
 -- below from: a condition's usual answer, "nothing since", without a
 -- scan.
 -- ixlast caches the last position of the lists read (0: empty); the
--- append script moves it along as it pushes (see ixlast_push).
+-- append script moves it along as it pushes.
 local ixlast = {}
-local function ixlast_push(k, pos)
-  if ixlast[k] then ixlast[k] = pos end
-end
 local function maybe_after(items, from)
   for _, it in ipairs(items) do
     for _, t in ipairs(item_types(it)) do
