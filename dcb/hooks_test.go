@@ -2,7 +2,6 @@ package dcb_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"sync"
 	"testing"
@@ -96,7 +95,7 @@ func TestStoreAppendHooks(t *testing.T) {
 	require.Equal(t, 1, appends[0].Failed)
 	require.True(t, appends[0].ID.IsZero())
 	var ce *dcb.ConflictError
-	require.True(t, errors.As(appends[0].Err, &ce))
+	require.ErrorAs(t, appends[0].Err, &ce)
 
 	// Bad input is refused before the prepare hooks run, and reported.
 	_, err = s.Append(ctx, []dcb.Append{{Stream: "joined", Fields: f}}, nil)
