@@ -205,7 +205,8 @@ func (w *Conn) DCBAppend(ctx context.Context, r *DCBAppendReq) (DCBAppendReply, 
 }
 
 // DCBIndexKey is the index list of stream's events carrying tag, from the
-// queue's key prefix (keyspace.DCBIndexKey's name).
+// queue's key prefix: keyspace.DCBIndexKey's name (wire does not import
+// keyspace; a test holds the two equal).
 func DCBIndexKey(prefix, stream, tag string) string {
 	return prefix + "dcb:ix:" + stream + ":" + tag
 }
