@@ -39,11 +39,12 @@
 -- stream_append.lua.
 --
 -- Cost (the hot path, a group of one stream whose proposals hold): per
--- event one XADD, and per call one RPUSH per index key (the pairs of its
--- events grouped), one GET and one SET of the position counter, one SADD
--- per stream; no top read, no id arithmetic, no number formatting beyond
--- the position. The index lists are appended in position order, so each is
--- sorted by position (the prelude's scan relies on it).
+-- event one XADD and one RPUSH per tag (a group of several events: one
+-- per index key, their pairs grouped); per call one GET and one SET of
+-- the position counter, one SADD per stream; no top read, no id
+-- arithmetic, no number formatting beyond the position. The index lists
+-- are appended in position order, so each is sorted by position (the
+-- prelude's scan relies on it).
 local NONMONO = 'The ID specified in XADD is equal or smaller than the target stream top item'
 local find, floor, tonumber, unpack, pcall = string.find, math.floor, tonumber, unpack, redis.pcall
 -- (pcall is redis.pcall: an engine error comes back as a table with err.)
@@ -123,11 +124,12 @@ local function choose(tms, ttail)
   return cell_id(c, region)
 end
 
--- The index pairs (position, entry id) not yet pushed, by key: one RPUSH
--- per key; pushed before a condition is evaluated (it must see them) and
--- at the end.
--- A key's first pair is kept as two values (pend, pend_id), a table only
--- from its second: most keys of a call get one pair (a new tag).
+-- The index pairs (position, entry id) of a group of several events not
+-- yet pushed, by key: one RPUSH per key at the group's end (the events of
+-- a batch share their tags). A group of one event pushes at once (a
+-- buffer costs more than it saves when keys do not repeat). A key's first
+-- pair is kept as two values (pend, pend_id), a table only from its
+-- second.
 local pend, pend_id, pkeys = {}, {}, {}
 local function flush()
   for i = 1, #pkeys do
@@ -279,8 +281,10 @@ for gi = 1, G do
       pos = p
       for j = b + 4, b + 3 + ng do
         local k = argv[j]
-        local q = pend[k]
-        if not q then
+        local q = n > 1 and pend[k]
+        if n == 1 then
+          call('RPUSH', k, p, eid)
+        elseif not q then
           pend[k], pend_id[k] = p, eid
           pkeys[#pkeys + 1] = k
         elseif type(q) == 'table' then
@@ -298,6 +302,7 @@ for gi = 1, G do
       if idem then receipts[#receipts + 1] = rc end
       b = f1 + 1
     end
+    flush()
     if res[1] == 'ok' then
       head_v = pos
       wrote = true
