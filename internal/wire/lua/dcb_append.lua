@@ -296,7 +296,7 @@ for gi = 1, G do
         if ixlast[k] then ixlast[k] = p end
       end
       if not typed[st] then
-        call('SADD', TYPES, st)
+        if call('SADD', TYPES, st) == 1 then alltypes = nil end
         typed[st] = true
       end
       if idem then receipts[#receipts + 1] = rc end

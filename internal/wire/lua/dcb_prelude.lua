@@ -49,10 +49,13 @@ local function parse_query(a)
 end
 
 -- item_types returns the types an item covers: its own, or (none given)
--- every tagged type of the queue as it is now (an append earlier in the
--- same call may have added one).
+-- every tagged type of the queue as it is now (read once per call; the
+-- append script drops alltypes when it adds a type).
+local alltypes
 local function item_types(it)
-  return it.types or call('SMEMBERS', TYPES)
+  if it.types then return it.types end
+  if not alltypes then alltypes = call('SMEMBERS', TYPES) end
+  return alltypes
 end
 
 -- The head (the last position given) and the floors, read once per call:
@@ -195,19 +198,21 @@ local function maybe_after(items, from)
         for i, g in ipairs(tags) do keys[i] = ixkey(t, g) end
         all = call('EXISTS', unpack(keys)) == #keys
       end
-      for _, g in ipairs(all and tags or {}) do
-        local k = ixkey(t, g)
-        local last = ixlast[k]
-        if not last then
-          last = tonumber(call('LINDEX', k, -2) or '0')
-          ixlast[k] = last
+      if all then
+        for _, g in ipairs(tags) do
+          local k = ixkey(t, g)
+          local last = ixlast[k]
+          if not last then
+            last = tonumber(call('LINDEX', k, -2) or '0')
+            ixlast[k] = last
+          end
+          if last <= from then
+            all = false
+            break
+          end
         end
-        if last <= from then
-          all = false
-          break
-        end
+        if all then return true end
       end
-      if all then return true end
     end
   end
   return false
