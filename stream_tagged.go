@@ -54,6 +54,7 @@ func (c *Client) dcbAppend(ctx context.Context, q string, g wire.DCBGroup) (wire
 			Run: func(ctx context.Context, gs []wire.DCBGroup) ([]dcbResult, error) {
 				rep, err := c.conn.DCBAppend(ctx, &wire.DCBAppendReq{
 					Keys: keys, MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(), Groups: gs,
+					ProposedMs: c.propose(ctx, q, gs),
 				})
 				if err != nil {
 					return nil, err
@@ -69,6 +70,37 @@ func (c *Client) dcbAppend(ctx context.Context, q string, g wire.DCBGroup) (wire
 	}
 	r, err := v.(*groupcommit.Committer[wire.DCBGroup, dcbResult]).Do(ctx, g)
 	return r.res, r.engineUs, err
+}
+
+// propose mints the id of every event of gs, in order, with the client's
+// minter of queue q (as a plain append's), and returns the latest one's
+// instant: the dcb append script keeps each as the event's id when it lies
+// above the stream's top, so that the engine neither chooses ids nor
+// computes receipts on the common path. When the client cannot mint (its
+// node lease lapsed, say) nothing is proposed and the script chooses every
+// id under the engine's node, as before: 0.
+func (c *Client) propose(ctx context.Context, q string, gs []wire.DCBGroup) int64 {
+	var last ID
+	for gi := range gs {
+		evs := gs[gi].Events
+		for i := range evs {
+			id, err := c.mint(ctx, q, BrandEvent)
+			if err != nil {
+				for gj := range gs {
+					for k := range gs[gj].Events {
+						gs[gj].Events[k].EntryID, gs[gj].Events[k].Receipt = "", ""
+					}
+				}
+				return 0
+			}
+			evs[i].EntryID, evs[i].Receipt = id.EntryID().String(), id.String()
+			last = id
+		}
+	}
+	if last.IsZero() {
+		return 0
+	}
+	return last.snow.unixMilli()
 }
 
 // tagged appends records as tagged events (AppendOpts.Tags) through the
@@ -99,6 +131,7 @@ func (s *Stream) tagged(ctx context.Context, records []Fields, opts *AppendOpts)
 			Keys: dcbKeys(s.queue), Expect: opts.expect(), WindowMs: c.cfg.DedupeWindow.Milliseconds(),
 			MaxSkewMs: c.cfg.MaxSkew.Milliseconds(), LeadMs: scriptLead.Milliseconds(), Groups: []wire.DCBGroup{g},
 		}
+		req.ProposedMs = c.propose(ctx, s.queue, req.Groups)
 		if opts.Key != "" {
 			req.IdemKey = keyspace.IdemKey(s.queue, s.name, opts.Key)
 		}

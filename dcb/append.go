@@ -3,6 +3,7 @@ package dcb
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/clientconn"
@@ -58,9 +59,71 @@ type Appended struct {
 // [*echomq.SkewError] when a target stream's top lies beyond MaxSkew ahead
 // of the engine's clock; engine errors as Stream.Append's. After a
 // transport error the append may have been written.
+//
+// The client's [echomq.AppendPrepareHook]s see the events of each stream
+// (once per stream, in the order the streams first appear) before they are
+// sent, and its [echomq.AppendHook]s are told of each event once the call
+// returned, as for Stream.Append: its receipt, or the call's error.
 func (s *Store) Append(ctx context.Context, events []Append, cond *Condition) ([]Appended, error) {
+	if len(s.hooks) > 0 || len(s.prepare) > 0 {
+		return s.appendObserved(ctx, events, cond)
+	}
 	got, err := s.append(ctx, events, cond)
 	return got, opError("append", s.queue, err)
+}
+
+// appendObserved is Append with the client's append hooks.
+func (s *Store) appendObserved(ctx context.Context, events []Append, cond *Condition) ([]Appended, error) {
+	start := time.Now()
+	if len(s.prepare) > 0 {
+		if _, err := s.group(events, cond); err == nil {
+			ctx, events = s.prepared(ctx, events)
+		}
+	}
+	got, err := s.append(ctx, events, cond)
+	err = opError("append", s.queue, err)
+	for i, e := range events {
+		a := echomq.AppendInfo{Queue: s.queue, Stream: e.Stream, Records: 1, Start: start, Duration: time.Since(start), Err: err}
+		if err != nil {
+			a.Failed = 1
+		} else {
+			a.ID = got[i].ID
+		}
+		for _, h := range s.hooks {
+			h.OnAppend(ctx, a)
+		}
+	}
+	return got, err
+}
+
+// prepared runs the AppendPrepareHooks on the events of each stream, and
+// returns a copy of events with the fields they gave.
+func (s *Store) prepared(ctx context.Context, events []Append) (context.Context, []Append) {
+	out := append([]Append(nil), events...)
+	done := map[string]bool{}
+	for _, e := range events {
+		if done[e.Stream] {
+			continue
+		}
+		done[e.Stream] = true
+		p := echomq.AppendPrepare{Queue: s.queue, Stream: e.Stream}
+		var at []int
+		for i, x := range events {
+			if x.Stream == e.Stream {
+				p.Records = append(p.Records, x.Fields)
+				at = append(at, i)
+			}
+		}
+		for _, h := range s.prepare {
+			ctx = h.PrepareAppend(ctx, &p) //nolint:fatcontext // each hook wraps the context the one before returned
+		}
+		for j, i := range at {
+			if j < len(p.Records) {
+				out[i].Fields = p.Records[j]
+			}
+		}
+	}
+	return ctx, out
 }
 
 func (s *Store) append(ctx context.Context, events []Append, cond *Condition) ([]Appended, error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/echomq/echomq/dcb"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/wire"
 )
 
 // TestKeysShareSlot: every dcb key of a queue is on the queue's slot,
@@ -52,4 +53,12 @@ func TestCluster(t *testing.T) {
 	require.Len(t, evs, 2)
 	_, _, err = s.ReadAll(ctx, dcb.Query{{Tags: g}}, 0)
 	require.ErrorIs(t, err, dcb.ErrPosition)
+}
+
+// The append script's index key names (built by the wire layer from the
+// queue's prefix) are keyspace's.
+func TestIndexKeyNames(t *testing.T) {
+	t.Parallel()
+	q := "q{x}"
+	require.Equal(t, keyspace.DCBIndexKey(q, "opened", "game=G1"), wire.DCBIndexKey(keyspace.DCBPrefix(q), "opened", "game=G1"))
 }

@@ -26,8 +26,6 @@ func strs(t testing.TB, v any) []string {
 			out = append(out, strconv.FormatInt(y, 10))
 		case float64:
 			out = append(out, strconv.FormatFloat(y, 'f', -1, 64))
-		case []any: // RESP3 pairs (member, score)
-			out = append(out, strs(t, y)...)
 		default:
 			t.Fatalf("reply element %T", x)
 		}
@@ -61,11 +59,17 @@ func requireIndexed(t testing.TB, c *echomq.Client, q string) {
 		a := r.([]any)
 		cursor = a[0].(string)
 		for _, k := range strs(t, a[1]) {
-			m, err := rawcmd.Do(ctx, c, "ZRANGE", k, "0", "-1", "WITHSCORES")
+			m, err := rawcmd.Do(ctx, c, "LRANGE", k, "0", "-1")
 			require.NoError(t, err)
 			ms := strs(t, m)
+			require.Zero(t, len(ms)%2, "index list %s: pairs (position, entry id)", k)
+			var last uint64
 			for i := 0; i < len(ms); i += 2 {
-				got = append(got, fmt.Sprintf("%s %s %s", k[len(prefix+"dcb:ix:"):], ms[i], ms[i+1]))
+				pos, err := strconv.ParseUint(ms[i], 10, 64)
+				require.NoError(t, err, "index list %s: position %q", k, ms[i])
+				require.Greater(t, pos, last, "index list %s: in position order", k)
+				last = pos
+				got = append(got, fmt.Sprintf("%s %s %s", k[len(prefix+"dcb:ix:"):], ms[i+1], ms[i]))
 			}
 		}
 		if cursor == "0" {

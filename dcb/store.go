@@ -17,6 +17,9 @@ type Store struct {
 	conn  *wire.Conn
 	queue string
 	keys  wire.DCBKeys
+	// The client's append hooks (Append reports to them).
+	hooks   []echomq.AppendHook
+	prepare []echomq.AppendPrepareHook
 }
 
 // New returns the store of queue on client c. A bad queue name is a
@@ -28,7 +31,7 @@ func New(c *echomq.Client, queue string) (*Store, error) {
 	return &Store{c: c, conn: clientconn.Of(c), queue: queue, keys: wire.DCBKeys{
 		Prefix: keyspace.DCBPrefix(queue), Pos: keyspace.DCBPosKey(queue), Floor: keyspace.DCBFloorKey(queue),
 		Types: keyspace.DCBTypesKey(queue), Cell: keyspace.EngineCellKey(queue),
-	}}, nil
+	}, hooks: echomq.HooksOf[echomq.AppendHook](c), prepare: echomq.HooksOf[echomq.AppendPrepareHook](c)}, nil
 }
 
 // Queue returns the queue name.

@@ -96,7 +96,8 @@ func DCBFloorKey(q string) string { return QueueKey(q, "dcb:floor") }
 // that hold tagged events.
 func DCBTypesKey(q string) string { return QueueKey(q, "dcb:types") }
 
-// DCBIndexKey returns "emq:{q}:dcb:ix:<stream>:<tag>", the sorted set of
-// the entry ids of stream's events carrying tag, scored by position. A
-// stream name holds no ':', so the key names one (stream, tag) pair.
+// DCBIndexKey returns "emq:{q}:dcb:ix:<stream>:<tag>", the list of pairs
+// (position, entry id) of stream's events carrying tag, in position order
+// (wire.DCBIndexKey builds the same name from the queue's prefix). A stream
+// name holds no ':', so the key names one (stream, tag) pair.
 func DCBIndexKey(q, stream, tag string) string { return QueueKey(q, "dcb:ix:"+stream+":"+tag) }

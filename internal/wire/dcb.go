@@ -88,6 +88,10 @@ type DCBEvent struct {
 	Tags   []string // canonical: sorted, distinct
 	Joined string   // the tags as stored in the entry
 	Fields []string
+	// The proposed id ("" none: the engine chooses): the entry id and its
+	// receipt, minted by the writer under its leased node, the call's in
+	// mint order (see DCBAppendReq.ProposedMs).
+	EntryID, Receipt string
 }
 
 // DCBGroup is one group of a dcb append call: events written atomically,
@@ -108,7 +112,11 @@ type DCBAppendReq struct {
 	Expect    string // "" none, ExpectEmpty, or the first stream's top entry id; a single group only
 	MaxSkewMs int64
 	LeadMs    int64
-	Groups    []DCBGroup
+	// ProposedMs is the latest instant of the events' proposed ids (0:
+	// none proposed); the script tries them only while it lies within
+	// LeadMs of the engine's clock. Every event has a proposal or none has.
+	ProposedMs int64
+	Groups     []DCBGroup
 }
 
 // Outcomes of the dcb scripts.
@@ -162,12 +170,16 @@ func (w *Conn) DCBAppend(ctx context.Context, r *DCBAppendReq) (DCBAppendReply, 
 	for _, g := range r.Groups {
 		n += 2 + 4*len(g.Query)
 		for _, e := range g.Events {
-			n += 4 + len(e.Tags) + len(e.Fields)
+			n += 6 + len(e.Tags) + len(e.Fields)
 		}
+	}
+	proposed := ""
+	if r.ProposedMs > 0 {
+		proposed = itoa(r.ProposedMs)
 	}
 	args := make([]string, 0, n)
 	args = append(args, r.Keys.Prefix, itoa(r.MaxSkewMs), itoa(r.LeadMs), "-1",
-		itoa(max(r.WindowMs, 1)), r.Expect, strconv.Itoa(len(r.Groups)))
+		itoa(max(r.WindowMs, 1)), r.Expect, strconv.Itoa(len(r.Groups)), proposed)
 	for _, g := range r.Groups {
 		if g.Cond {
 			args = append(args, strconv.FormatUint(g.After, 10))
@@ -177,8 +189,10 @@ func (w *Conn) DCBAppend(ctx context.Context, r *DCBAppendReq) (DCBAppendReply, 
 		}
 		args = append(args, strconv.Itoa(len(g.Events)))
 		for _, e := range g.Events {
-			args = append(args, e.Stream, strconv.Itoa(len(e.Tags)))
-			args = append(args, e.Tags...)
+			args = append(args, e.Stream, e.EntryID, e.Receipt, strconv.Itoa(len(e.Tags)))
+			for _, tag := range e.Tags {
+				args = append(args, DCBIndexKey(r.Keys.Prefix, e.Stream, tag))
+			}
 			args = append(args, e.Joined, strconv.Itoa(len(e.Fields)))
 			args = append(args, e.Fields...)
 		}
@@ -187,10 +201,17 @@ func (w *Conn) DCBAppend(ctx context.Context, r *DCBAppendReq) (DCBAppendReply, 
 	if err != nil {
 		return DCBAppendReply{}, convert(err)
 	}
-	return decodeDCBAppend(arr)
+	return decodeDCBAppend(arr, r.Groups)
 }
 
-func decodeDCBAppend(arr []valkey.ValkeyMessage) (DCBAppendReply, error) {
+// DCBIndexKey is the index list of stream's events carrying tag, from the
+// queue's key prefix: keyspace.DCBIndexKey's name (wire does not import
+// keyspace; a test holds the two equal).
+func DCBIndexKey(prefix, stream, tag string) string {
+	return prefix + "dcb:ix:" + stream + ":" + tag
+}
+
+func decodeDCBAppend(arr []valkey.ValkeyMessage, groups []DCBGroup) (DCBAppendReply, error) {
 	var rep DCBAppendReply
 	if len(arr) < 2 {
 		return rep, fmt.Errorf("echomq: decode dcb append reply: %d elements", len(arr))
@@ -201,20 +222,28 @@ func decodeDCBAppend(arr []valkey.ValkeyMessage) (DCBAppendReply, error) {
 		return rep, fmt.Errorf("echomq: decode dcb append reply: engine time %q %q", laneStr(arr[0]), laneStr(arr[1]))
 	}
 	rep.EngineUs = sec*1_000_000 + usec
+	if len(arr)-2 != len(groups) {
+		return rep, fmt.Errorf("echomq: decode dcb append reply: %d results for %d groups", len(arr)-2, len(groups))
+	}
 	rep.Results = make([]DCBResult, len(arr)-2)
 	for i := range rep.Results {
+		if first, err := arr[i+2].AsInt64(); err == nil {
+			// Every event kept its proposed id: the first position alone.
+			rep.Results[i] = DCBResult{Status: DCBOK, Appended: proposed(groups[i].Events, uint64(first))}
+			continue
+		}
 		res, err := arr[i+2].ToArray()
 		if err != nil {
 			return rep, fmt.Errorf("echomq: decode dcb append reply: %w", err)
 		}
-		if rep.Results[i], err = decodeDCBResult(res); err != nil {
+		if rep.Results[i], err = decodeDCBResult(res, groups[i].Events); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
 }
 
-func decodeDCBResult(arr []valkey.ValkeyMessage) (DCBResult, error) {
+func decodeDCBResult(arr []valkey.ValkeyMessage, events []DCBEvent) (DCBResult, error) {
 	var res DCBResult
 	if len(arr) < 1 {
 		return res, errors.New("echomq: decode dcb append result: empty")
@@ -227,12 +256,23 @@ func decodeDCBResult(arr []valkey.ValkeyMessage) (DCBResult, error) {
 	}
 	switch res.Status {
 	case DCBOK:
-		if len(rest)%3 != 0 {
+		// The first position, then (index, receipt, entry id) of each event
+		// whose id the engine chose; every other kept its proposal.
+		if len(rest) < 1 || (len(rest)-1)%3 != 0 {
 			return res, fmt.Errorf("echomq: decode dcb append result: %d elements", len(arr))
 		}
-		res.Appended = make([]DCBAppended, len(rest)/3)
-		for i := range res.Appended {
-			res.Appended[i] = DCBAppended{Receipt: laneStr(rest[3*i]), EntryID: laneStr(rest[3*i+1]), Position: uint64(laneNum(rest[3*i+2]))}
+		res.Appended = proposed(events, uint64(laneNum(rest[0])))
+		for j := 1; j < len(rest); j += 3 {
+			i := int(laneNum(rest[j])) - 1
+			if i < 0 || i >= len(events) {
+				return res, fmt.Errorf("echomq: decode dcb append result: event %d of %d", i+1, len(events))
+			}
+			res.Appended[i].Receipt, res.Appended[i].EntryID = laneStr(rest[j+1]), laneStr(rest[j+2])
+		}
+		for i, a := range res.Appended {
+			if a.Receipt == "" {
+				return res, fmt.Errorf("echomq: decode dcb append result: event %d without an id", i+1)
+			}
 		}
 	case DCBConflict:
 		res.Stream, res.EntryID, res.Position = laneStr(rest[0]), laneStr(rest[1]), parseUint(laneStr(rest[2]))
@@ -250,6 +290,16 @@ func decodeDCBResult(arr []valkey.ValkeyMessage) (DCBResult, error) {
 		return res, fmt.Errorf("echomq: decode dcb append result: status %q", res.Status)
 	}
 	return res, nil
+}
+
+// proposed returns the events as appended with their proposed ids, at the
+// positions from first on.
+func proposed(events []DCBEvent, first uint64) []DCBAppended {
+	out := make([]DCBAppended, len(events))
+	for i, e := range events {
+		out[i] = DCBAppended{Receipt: e.Receipt, EntryID: e.EntryID, Position: first + uint64(i)}
+	}
+	return out
 }
 
 func decodePosition(kind, stream *string, pos *uint64, arr []valkey.ValkeyMessage) error {

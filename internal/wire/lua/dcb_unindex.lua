@@ -25,6 +25,36 @@ local function dcb_unindex(key, prefix, name, types, floor, strategy, threshold)
   else
     bms, bseq = dcb_split(threshold)
   end
+  -- gone[key]: the positions of the removed events in the index list key,
+  -- in order: the list's first pairs (a stream's entries are in position
+  -- order, and a trim removes its oldest).
+  local gone, gkeys = {}, {}
+  -- drop removes the pairs of gone from their lists (after each page).
+  local function drop()
+    for _, k in ipairs(gkeys) do
+      local g = gone[k]
+      local head = redis.call('LRANGE', k, 0, #g - 1)
+      local prefix_ok = #head == #g
+      for i = 1, #g, 2 do
+        if not prefix_ok or tonumber(head[i]) ~= g[i] or head[i + 1] ~= g[i + 1] then
+          prefix_ok = false
+          break
+        end
+      end
+      if prefix_ok then
+        redis.call('LTRIM', k, #g, -1)
+      else
+        -- Not the list's first pairs (not seen: kept for an index written
+        -- otherwise): remove each pair by value (a position and an entry id
+        -- are each unique in the list).
+        for i = 1, #g, 2 do
+          redis.call('LREM', k, 1, string.format('%.0f', g[i]))
+          redis.call('LREM', k, 1, g[i + 1])
+        end
+      end
+    end
+    gone, gkeys = {}, {}
+  end
   local cur, top = '-', 0
   while true do
     local n = 1000
@@ -44,10 +74,19 @@ local function dcb_unindex(key, prefix, name, types, floor, strategy, threshold)
         local pos = tonumber(f[4])
         if pos > top then top = pos end
         for tag in string.gmatch(f[6], '[^,]+') do
-          redis.call('ZREM', prefix .. 'dcb:ix:' .. name .. ':' .. tag, id)
+          local k = prefix .. 'dcb:ix:' .. name .. ':' .. tag
+          local g = gone[k]
+          if not g then
+            g = {}
+            gone[k] = g
+            gkeys[#gkeys + 1] = k
+          end
+          g[#g + 1] = pos
+          g[#g + 1] = id
         end
       end
     end
+    drop()
     if left then
       left = left - #page
       if left <= 0 then stop = true end

@@ -63,7 +63,7 @@ for _, op in ipairs(ops) do
     local eid, rc, joined, prefix, name, ng = args[1], args[2], args[3], args[4], args[5], tonumber(args[6])
     local pos = redis.call('INCR', prefix .. 'dcb:pos')
     redis.call('XADD', key, eid, 'id', rc, '@pos', pos, '@tags', joined, unpack(args, 7 + ng))
-    for j = 7, 6 + ng do redis.call('ZADD', prefix .. 'dcb:ix:' .. name .. ':' .. args[j], pos, eid) end
+    for j = 7, 6 + ng do redis.call('RPUSH', prefix .. 'dcb:ix:' .. name .. ':' .. args[j], pos, eid) end
     redis.call('SADD', prefix .. 'dcb:types', name)
   end
 end
