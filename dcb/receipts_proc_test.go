@@ -44,7 +44,8 @@ var receiptsStreams = []string{"s0", "s1", "s2"}
 const receiptsKinds = "ptbBdx"
 
 // receiptsOffsets are the writers' clocks against the engine's, in turn:
-// the plain appends mint with them, the tagged ones take the engine's ids.
+// both plain and tagged appends mint with them (a tagged id the engine
+// refuses, below another writer's, falls back to one the engine chooses).
 var receiptsOffsets = []time.Duration{0, 6 * time.Millisecond, -50 * time.Millisecond, 0}
 
 // TestReceiptsHelperProcess is not a test: it is one writer of
