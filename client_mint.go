@@ -37,7 +37,10 @@ func (e *NodeLeaseError) Is(target error) bool {
 // client holds there: leased from the queue's own keys, or Config.NodeID
 // (then one queueMint serves every queue). Ids are unique within their
 // queue (docs/keyspace.md, "How far a receipt is unique"), so a node id
-// need only be distinct among the queue's writers.
+// need only be distinct among the queue's writers. The partitions' queues
+// of a logical queue share its minter and its lease: a partitioned
+// stream's events, and a program's ids minted in any of them, never share
+// a receipt.
 type queueMint struct {
 	minter *Minter
 	lease  *nodelease.Lease // nil with Config.NodeID
@@ -50,6 +53,7 @@ func (c *Client) mintFor(ctx context.Context, queue string) (*queueMint, error) 
 	if c.fixed != nil {
 		return c.fixed, nil
 	}
+	queue = keyspace.LogicalQueue(queue)
 	if qm, ok := c.mints.Load(queue); ok {
 		return qm.(*queueMint), nil
 	}

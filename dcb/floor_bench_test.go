@@ -31,7 +31,7 @@ for i = 1, n do
     redis.call('LINDEX', ARGV[1] .. 'game-closed:' .. g, -2)
     if redis.call('EXISTS', ARGV[1] .. g, ARGV[1] .. p) == 2 then
       redis.call('LINDEX', ARGV[1] .. p, -2)
-    end
+    end -- the two-tag source's list
   end
   local eid = redis.call('XADD', KEYS[2], '*', 'id', 'EVT0SbzaxAGT1E', '@pos', pos + i, '@tags', joined,
     'room', 'lobby-7', 'player', 'PLR0KHTOWnGLuC', 'points', '120')

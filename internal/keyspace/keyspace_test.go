@@ -85,3 +85,17 @@ func FuzzName(f *testing.F) {
 		}
 	})
 }
+
+func TestLogicalQueue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"orders", "orders"},
+		{keyspace.PartitionQueue("orders", 3, 8), "orders"},
+		{keyspace.PartitionQueue("a.b", 0, 1), "a.b"},
+		{"a.emq-x", "a.emq-x"},
+	} {
+		if got := keyspace.LogicalQueue(tc.in); got != tc.want {
+			t.Errorf("LogicalQueue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -53,6 +53,17 @@ func PartitionedQueue(q string) error {
 	return nil
 }
 
+// LogicalQueue returns the queue a partition's queue belongs to: q up to
+// its [PartitionMarker] for a derived queue "<q>.emq-p<i>of<P>-<salt>", q
+// itself otherwise. Writers lease their node ids and mint in the logical
+// queue, so receipts are unique across every partition of its streams.
+func LogicalQueue(q string) string {
+	if i := strings.Index(q, PartitionMarker+"p"); i > 0 {
+		return q[:i]
+	}
+	return q
+}
+
 // PartitionsKey returns "emq:{q}:partitions:<name>", the partition counts of
 // the partitioned stream name in queue q.
 func PartitionsKey(q, name string) string { return QueueKey(q, "partitions:"+name) }
