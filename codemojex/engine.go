@@ -96,6 +96,12 @@ type Engine struct {
 	scores  *groupcommit.Committer[string, scoreRes]
 
 	hooks hooks
+
+	// sh is the game of several shards this engine is shard idx of (nil
+	// on its own): it settles the holds and prizes of players whose
+	// wallets live in another shard.
+	sh  *Shards
+	idx int
 }
 
 // hooks are test seams: stages of the scoring worker a test can stop at.
@@ -112,6 +118,9 @@ type hooks struct {
 	// inRefuse runs inside each attempt of the sweep's refusal of a lost
 	// guess, after its read, before its commit.
 	inRefuse func(guess string)
+	// inVoid runs inside each attempt of the hold sweep's void mark, after
+	// its read of the guess's record, before its commit.
+	inVoid func(guess string)
 	// requeueChunk, when set, is how many guesses Requeue judges at once
 	// (500 otherwise).
 	requeueChunk int

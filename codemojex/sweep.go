@@ -224,7 +224,8 @@ func (e *Engine) requeueJobs(ctx context.Context) (int, error) {
 		if err != nil {
 			return rq.n, err
 		}
-		if ev.Fields.Value("reason") != ReasonGuess {
+		if ev.Fields.Value("reason") != ReasonGuess || ev.Fields.Value("shard") != "" {
+			// (A hold's row: its guess lives in another shard.)
 			rq.other(ev.Entry)
 			continue
 		}
