@@ -121,6 +121,9 @@ type hooks struct {
 	// inVoid runs inside each attempt of the hold sweep's void mark, after
 	// its read of the guess's record, before its commit.
 	inVoid func(guess string)
+	// beforePayHome, when it fails, stops a settlement before it credits
+	// the prizes of winners of other shards.
+	beforePayHome func() error
 	// requeueChunk, when set, is how many guesses Requeue judges at once
 	// (500 otherwise).
 	requeueChunk int

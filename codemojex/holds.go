@@ -221,6 +221,11 @@ func (e *Engine) payHome(ctx context.Context, g *gameRecord) error {
 	if e.sh == nil || len(g.Remote) == 0 || g.Status != StatusSettled {
 		return nil
 	}
+	if h := e.hooks.beforePayHome; h != nil {
+		if err := h(); err != nil {
+			return err
+		}
+	}
 	var errs []error
 	for _, p := range g.Payouts {
 		k, ok := g.Remote[p.Player]
