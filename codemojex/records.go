@@ -62,10 +62,10 @@ type gameRecord struct {
 	// Remote names the winners whose wallets live in another shard (player
 	// → home shard): their prizes are credited there, keyed by game and
 	// player.
-	Remote map[string]int `json:"remote,omitempty"`
-	Board      []Standing `json:"board,omitempty"`
-	Players    int        `json:"players,omitempty"`
-	Guesses    int        `json:"guesses,omitempty"`
+	Remote  map[string]int `json:"remote,omitempty"`
+	Board   []Standing     `json:"board,omitempty"`
+	Players int            `json:"players,omitempty"`
+	Guesses int            `json:"guesses,omitempty"`
 	// Started is the entry id of the game-started event, where a scan for
 	// the game's joins starts.
 	Started string `json:"started"`
