@@ -94,6 +94,8 @@ type Engine struct {
 
 	submits *groupcommit.Committer[submitReq, submitRes] // concurrent submits share transactions
 	scores  *groupcommit.Committer[string, scoreRes]
+	holds   *groupcommit.Committer[holdRecord, holdRes] // the debits of guesses in other shards
+	takes   *groupcommit.Committer[takeReq, takeRes]    // the records of guesses paid in other shards
 
 	hooks hooks
 
@@ -172,6 +174,14 @@ func New(client *echomq.Client, config *Config) (*Engine, error) {
 		Run: func(ctx context.Context, guesses []string) ([]scoreRes, error) {
 			return e.scoreBatch(ctx, guesses), nil
 		},
+	})
+	e.holds = groupcommit.New(groupcommit.Config[holdRecord, holdRes]{
+		Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, hs []holdRecord) ([]holdRes, error) { return e.debitHolds(ctx, hs), nil },
+	})
+	e.takes = groupcommit.New(groupcommit.Config[takeReq, takeRes]{
+		Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, reqs []takeReq) ([]takeRes, error) { return e.takeBatch(ctx, reqs), nil },
 	})
 	for _, name := range rules.Builtins() {
 		s, err := rules.Builtin(name)

@@ -29,37 +29,86 @@ func holdKey(k int, guess string) string { return strconv.Itoa(k) + "." + guess 
 // held. A hold that exists already is not charged again. It returns the
 // wallet after, an [*InsufficientError] when the balance does not cover
 // the fee and a [*NotFoundError] for an unknown player; nothing is written
-// then.
+// then. Concurrent debits share transactions, as submits do.
 func (e *Engine) debitHold(ctx context.Context, h holdRecord) (Wallet, error) {
-	key := holdKey(h.Shard, h.Guess)
-	var out Wallet
+	res, err := e.holds.Do(ctx, h)
+	if err == nil {
+		err = res.err
+	}
+	return res.w, err
+}
+
+type holdRes struct {
+	w   Wallet
+	err error
+}
+
+// debitHolds is a batch of [Engine.debitHold]: one transaction, each hold
+// debited on its own in order, against the wallets as the earlier ones
+// left them; a refused one writes nothing.
+func (e *Engine) debitHolds(ctx context.Context, hs []holdRecord) []holdRes {
+	res := make([]holdRes, len(hs))
+	keys, players := make([]string, len(hs)), make([]string, len(hs))
+	for i, h := range hs {
+		keys[i], players[i] = holdKey(h.Shard, h.Guess), h.Player
+	}
 	err := e.update(ctx, func(ctx context.Context, t *txn) error {
-		_, held, err := getJSON[holdRecord](ctx, t, tableHolds, key)
-		if err != nil {
+		clear(res)
+		r := newReads(t)
+		held := map[string]*holdRecord{}
+		if err := errors.Join(prefetch(ctx, t, r.wallets, tableWallets, players), prefetch(ctx, t, held, tableHolds, keys)); err != nil {
 			return err
 		}
-		w, ok, err := getJSON[Wallet](ctx, t, tableWallets, h.Player)
-		if err != nil {
+		type booked struct {
+			h   holdRecord
+			bal int64
+		}
+		var book []booked
+		for i, h := range hs {
+			w, err := r.wallet(ctx, h.Player)
+			if err != nil {
+				return err
+			}
+			switch {
+			case w == nil:
+				res[i].err = notFound("player", h.Player)
+				continue
+			case held[keys[i]] != nil:
+				res[i].w = *w // charged before
+				continue
+			}
+			after, err := credit(*w, h.Currency, -h.Fee)
+			if err != nil {
+				res[i].err = err
+				continue
+			}
+			*w = after
+			r.changed(tableWallets, h.Player, w)
+			held[keys[i]] = &hs[i]
+			res[i].w = after
+			book = append(book, booked{h, after.Of(h.Currency)})
+		}
+		if err := r.flush(); err != nil {
 			return err
 		}
-		if !ok {
-			return notFound("player", h.Player)
+		for _, b := range book {
+			if err := t.put(tableHolds, holdKey(b.h.Shard, b.h.Guess), b.h); err != nil {
+				return err
+			}
 		}
-		out = w
-		if held {
-			return nil // charged before
+		for _, b := range book {
+			if err := t.ledger(ctx, b.h.Player, b.h.Currency, -b.h.Fee, b.bal, ReasonGuess, b.h.Guess, "shard", strconv.Itoa(b.h.Shard)); err != nil {
+				return err
+			}
 		}
-		after, err := credit(w, h.Currency, -h.Fee)
-		if err != nil {
-			return err
-		}
-		out = after
-		if err := errors.Join(t.put(tableWallets, h.Player, after), t.put(tableHolds, key, h)); err != nil {
-			return err
-		}
-		return t.ledger(ctx, h.Player, h.Currency, -h.Fee, after.Of(h.Currency), ReasonGuess, h.Guess, "shard", strconv.Itoa(h.Shard))
+		return nil
 	})
-	return out, err
+	if err != nil {
+		for i := range res {
+			res[i] = holdRes{err: err}
+		}
+	}
+	return res
 }
 
 // releaseHold settles the hold key of this (the home) shard, once: a held
@@ -114,40 +163,86 @@ func (e *Engine) takeHeld(ctx context.Context, q submitReq, g *gameRecord, home 
 	if err := e.accept(ctx, g, q); err != nil {
 		return guessRecord{}, err
 	}
-	var out guessRecord
-	err = e.update(ctx, func(ctx context.Context, t *txn) error {
-		rec, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, q.guess)
-		if err != nil {
-			return err
-		}
-		if ok {
-			out = rec
-			return nil
-		}
-		_, void, err := t.tx.Get(ctx, tableVoids, q.guess)
-		if err != nil {
-			return err
-		}
-		if void {
-			out = e.refusal(q, g, RefusedLost)
-			if err := t.put(tableGuesses, out.ID, out); err != nil {
-				return err
-			}
-			return t.appendRefused(ctx, out)
-		}
-		out = guessRecord{
-			ID: q.guess, Game: q.game, Room: g.Room, Player: q.player, Job: q.job.String(), Codes: codeStrings(guess[:]),
-			Currency: g.currency(), Fee: g.Fee, Status: GuessQueued, AtMS: e.nowMS(), Hold: true, Home: home,
-		}
-		return t.put(tableGuesses, out.ID, out)
-	})
+	res, err := e.takes.Do(ctx, takeReq{q: q, g: g, home: home, codes: codeStrings(guess[:])})
+	if err == nil {
+		err = res.err
+	}
 	if err != nil {
 		return guessRecord{}, err
 	}
-	if out.Status == GuessRefused {
-		return out, refusedErr(&out, Wallet{})
+	if res.rec.Status == GuessRefused {
+		return res.rec, refusedErr(&res.rec, Wallet{})
 	}
-	return out, nil
+	return res.rec, nil
+}
+
+type takeReq struct {
+	q     submitReq
+	g     *gameRecord
+	home  int
+	codes []string
+}
+
+type takeRes struct {
+	rec guessRecord
+	err error
+}
+
+// takeBatch records a batch of accepted guesses paid by holds (see
+// [Engine.takeHeld]) in one transaction: each guess is recorded queued
+// unless it has a record (answered from it) or a void mark (refused).
+func (e *Engine) takeBatch(ctx context.Context, reqs []takeReq) []takeRes {
+	res := make([]takeRes, len(reqs))
+	ids := make([]string, len(reqs))
+	for i, r := range reqs {
+		ids[i] = r.q.guess
+	}
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		clear(res)
+		recs, voids := map[string]*guessRecord{}, map[string]*int64{}
+		if err := errors.Join(prefetch(ctx, t, recs, tableGuesses, ids), prefetch(ctx, t, voids, tableVoids, ids)); err != nil {
+			return err
+		}
+		var refused []guessRecord
+		var put []*guessRecord
+		for i, r := range reqs {
+			q := r.q
+			if rec := recs[q.guess]; rec != nil {
+				res[i].rec = *rec
+				continue
+			}
+			var rec guessRecord
+			if voids[q.guess] != nil {
+				rec = e.refusal(q, r.g, RefusedLost)
+				refused = append(refused, rec)
+			} else {
+				rec = guessRecord{
+					ID: q.guess, Game: q.game, Room: r.g.Room, Player: q.player, Job: q.job.String(), Codes: r.codes,
+					Currency: r.g.currency(), Fee: r.g.Fee, Status: GuessQueued, AtMS: e.nowMS(), Hold: true, Home: r.home,
+				}
+			}
+			recs[q.guess] = &rec
+			put = append(put, &rec)
+			res[i].rec = rec
+		}
+		for _, rec := range put {
+			if err := t.put(tableGuesses, rec.ID, rec); err != nil {
+				return err
+			}
+		}
+		for _, rec := range refused {
+			if err := t.appendRefused(ctx, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for i := range res {
+			res[i] = takeRes{err: err}
+		}
+	}
+	return res
 }
 
 // voidUnlessRecorded is the home shard's sweep in the room's shard: it
@@ -368,14 +463,17 @@ func (s *Shards) settleAcross(ctx context.Context) (int, error) {
 }
 
 // settleHolds settles the holds of home shard hk held longer than
-// PendingAfter: for each, in the room's shard, the guess's record is read
-// or, when it has none, its void mark written ([Engine.voidUnlessRecorded]);
-// then the hold is settled: scored → done, voided, refused, void or
-// refunded → refunded. A guess still queued keeps its hold, and its job is
-// queued again under its id (a job still there is a duplicate; a dead
-// one's guess is refunded). The holds are found by their ledger rows (reason
-// guess with a shard), read from the cursor holds on (every hold booked at
-// or before it is settled). It returns how many holds it settled.
+// PendingAfter: for each, the guess's record in the room's shard is read
+// and, when it has none, its void mark written there
+// ([Engine.voidUnlessRecorded]); then the hold is settled: scored → done;
+// voided, refused, void or refunded → refunded. A guess still queued keeps
+// its hold, and its job is queued again under its id (a job still there
+// is a duplicate; a dead one's guess is refunded). The holds are found by
+// their ledger rows (reason guess with a shard), read from the cursor
+// holds on (every hold booked at or before it is settled), 500 at a time:
+// the records of a chunk are read with a round trip per shard and its
+// settled holds released in one transaction. It returns how many holds it
+// settled.
 func (s *Shards) settleHolds(ctx context.Context, hk int) (int, error) {
 	e := s.engines[hk]
 	cutoff := e.nowMS() - e.cfg.PendingAfter.Milliseconds()
@@ -391,16 +489,14 @@ func (s *Shards) settleHolds(ctx context.Context, hk int) (int, error) {
 		}
 		span = echomq.Span(echomq.Exclusive(after), echomq.Unbounded)
 	}
-	next, held, n := after, false, 0
+	st := holdSweep{s: s, hk: hk, after: after, next: after}
 	for ev, err := range e.Stream(StreamLedger).Scan(ctx, span, nil) {
 		if err != nil {
-			return n, err
+			return st.n, err
 		}
 		ks := ev.Fields.Value("shard")
 		if ev.Fields.Value("reason") != ReasonGuess || ks == "" {
-			if !held {
-				next = ev.Entry
-			}
+			st.rows = append(st.rows, holdRow{entry: ev.Entry})
 			continue
 		}
 		if at, _ := strconv.ParseInt(ev.Fields.Value("at_ms"), 10, 64); at > cutoff {
@@ -408,29 +504,183 @@ func (s *Shards) settleHolds(ctx context.Context, hk int) (int, error) {
 		}
 		rk, err := strconv.Atoi(ks)
 		if err != nil || rk < 0 || rk >= len(s.engines) {
+			st.rows = append(st.rows, holdRow{entry: ev.Entry})
 			continue
 		}
-		done, err := s.settleHold(ctx, hk, rk, ev.Fields.Value("ref"))
-		if err != nil {
-			return n, err
-		}
-		if done {
-			n++
-		}
-		h, _, err := readJSON[holdRecord](ctx, e, tableHolds, holdKey(rk, ev.Fields.Value("ref")))
-		if err != nil {
-			return n, err
-		}
-		if h.Status == holdHeld {
-			held = true
-		} else if !held {
-			next = ev.Entry
+		st.rows = append(st.rows, holdRow{entry: ev.Entry, rk: rk, guess: ev.Fields.Value("ref")})
+		if st.holds++; st.holds == 500 {
+			if err := st.flush(ctx); err != nil {
+				return st.n, err
+			}
 		}
 	}
-	if next.Compare(after) > 0 {
-		return n, e.moveCursor(ctx, cursorHolds, next)
+	return st.n, st.flush(ctx)
+}
+
+// holdSweep is one [Shards.settleHolds]'s progress through the ledger.
+type holdSweep struct {
+	s           *Shards
+	hk          int
+	rows        []holdRow
+	holds       int
+	after, next echomq.EntryID
+	held        bool // a hold still held was met: the cursor stays
+	n           int
+}
+
+type holdRow struct {
+	entry echomq.EntryID
+	rk    int
+	guess string // "" for a row of no hold
+}
+
+// flush settles the holds of the rows read and moves the cursor.
+func (st *holdSweep) flush(ctx context.Context) error {
+	home := st.s.engines[st.hk]
+	keys := make([]string, 0, st.holds)
+	byShard := map[int][]string{}
+	for _, r := range st.rows {
+		if r.guess != "" {
+			keys = append(keys, holdKey(r.rk, r.guess))
+			byShard[r.rk] = append(byShard[r.rk], r.guess)
+		}
 	}
-	return n, nil
+	hs, err := peek[holdRecord](ctx, home, tableHolds, keys)
+	if err != nil {
+		return err
+	}
+	recs := map[string]*guessRecord{} // "<rk>.<guess>" → its record in shard rk
+	for rk, ids := range byShard {
+		got, err := peek[guessRecord](ctx, st.s.engines[rk], tableGuesses, ids)
+		if err != nil {
+			return err
+		}
+		for id, rec := range got {
+			recs[holdKey(rk, id)] = rec
+		}
+	}
+	// A guess that left status queued stays so: its hold is settled from
+	// what it became, all in one transaction.
+	release := map[string]bool{} // key → refund
+	open := map[string]bool{}    // key → still held after this pass
+	for _, r := range st.rows {
+		if r.guess == "" {
+			continue
+		}
+		key := holdKey(r.rk, r.guess)
+		if h := hs[key]; h == nil || h.Status != holdHeld {
+			continue
+		}
+		rec := recs[key]
+		switch {
+		case rec == nil || rec.Status == GuessQueued:
+			// Never recorded, or in play: one by one.
+			done, err := st.s.settleHold(ctx, st.hk, r.rk, r.guess)
+			if err != nil {
+				return err
+			}
+			if done {
+				st.n++
+			} else {
+				open[key] = true
+			}
+		default:
+			release[key] = rec.Status != GuessScored
+		}
+	}
+	if len(release) > 0 {
+		n, err := home.releaseHolds(ctx, release)
+		if err != nil {
+			return err
+		}
+		st.n += n
+	}
+	for _, r := range st.rows {
+		if r.guess != "" && open[holdKey(r.rk, r.guess)] {
+			st.held = true
+		}
+		if !st.held {
+			st.next = r.entry
+		}
+	}
+	st.rows, st.holds = st.rows[:0], 0
+	if st.next.Compare(st.after) > 0 {
+		if err := home.moveCursor(ctx, cursorHolds, st.next); err != nil {
+			return err
+		}
+		st.after = st.next
+	}
+	return nil
+}
+
+// releaseHolds is [Engine.releaseHold] of many holds (key → refund) in one
+// transaction; it returns how many it changed.
+func (e *Engine) releaseHolds(ctx context.Context, release map[string]bool) (int, error) {
+	keys := make([]string, 0, len(release))
+	for k := range release {
+		keys = append(keys, k)
+	}
+	n := 0
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		n = 0
+		r := newReads(t)
+		hs := map[string]*holdRecord{}
+		if err := prefetch(ctx, t, hs, tableHolds, keys); err != nil {
+			return err
+		}
+		var players []string
+		for _, k := range keys {
+			if h := hs[k]; h != nil && h.Status == holdHeld && release[k] {
+				players = append(players, h.Player)
+			}
+		}
+		if err := prefetch(ctx, t, r.wallets, tableWallets, players); err != nil {
+			return err
+		}
+		type refund struct {
+			h   *holdRecord
+			bal int64
+		}
+		var refunds []refund
+		var changed []string
+		for _, k := range keys {
+			h := hs[k]
+			if h == nil || h.Status != holdHeld {
+				continue
+			}
+			h.SettledMS, h.Status = e.nowMS(), holdDone
+			if release[k] {
+				w, err := r.wallet(ctx, h.Player)
+				if err != nil {
+					return err
+				}
+				if w == nil {
+					return notFound("player", h.Player)
+				}
+				*w = w.add(h.Currency, h.Fee)
+				r.changed(tableWallets, h.Player, w)
+				h.Status = holdRefunded
+				refunds = append(refunds, refund{h, w.Of(h.Currency)})
+			}
+			changed = append(changed, k)
+		}
+		if err := r.flush(); err != nil {
+			return err
+		}
+		for _, k := range changed {
+			if err := t.put(tableHolds, k, hs[k]); err != nil {
+				return err
+			}
+		}
+		for _, rf := range refunds {
+			if err := t.ledger(ctx, rf.h.Player, rf.h.Currency, rf.h.Fee, rf.bal, ReasonRefund, rf.h.Guess, "shard", strconv.Itoa(rf.h.Shard)); err != nil {
+				return err
+			}
+		}
+		n = len(changed)
+		return nil
+	})
+	return n, err
 }
 
 // settleHold settles the hold of guess (of room shard rk) in home shard
