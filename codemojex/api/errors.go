@@ -36,8 +36,9 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed" // 405
 	CodeClosed           = "closed"             // 409
 	CodeExpired          = "expired"            // 409
-	// CodeOtherShard refuses a join of a room of another shard than the
-	// player's wallet (a sharded game, docs/codemojex.md).
+	// CodeOtherShard refused a join of a room of another shard than the
+	// player's wallet. Deprecated: a player joins the rooms of every shard
+	// (docs/codemojex.md, "Wallets across shards"); nothing answers it.
 	CodeOtherShard  = "other_shard" // 409
 	CodeBadGuess    = "bad_guess"   // 422
 	CodeUnavailable = "unavailable" // 503
