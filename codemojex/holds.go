@@ -437,7 +437,7 @@ func (s *Shards) takeAcross(ctx context.Context, hk, rk int, q submitReq, g *gam
 	if err := room.enqueue(qctx, q.player, q.guess, q.job); errors.Is(err, errCrashed) {
 		return rc, nil
 	} else if err != nil {
-		if rerr := room.refund(qctx, q.guess, GuessRefunded); rerr != nil {
+		if rerr := room.refund(qctx, q.guess); rerr != nil {
 			room.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", q.guess, "enqueue", err, "refund", rerr)
 			return Receipt{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
@@ -709,7 +709,7 @@ func (s *Shards) settleHold(ctx context.Context, hk, rk int, guess string) (bool
 		switch {
 		case errors.As(err, &dup) && dup.State == lanes.StateDead:
 			// Its scoring job died: the guess is refunded (the hold with it).
-			return false, room.refund(ctx, rec.ID, GuessRefunded)
+			return false, room.refund(ctx, rec.ID)
 		case err != nil && !errors.Is(err, lanes.ErrDuplicate):
 			return false, err
 		}

@@ -320,14 +320,13 @@ func TestAcrossSweepRacesLateStep(t *testing.T) {
 		rec, recorded, err := readJSON[guessRecord](ctx, a.away, tableGuesses, guess)
 		require.NoError(t, err)
 		refunds := a.rows(t, ReasonRefund, guess)
-		switch {
-		case late == nil:
+		if late == nil {
 			require.True(t, recorded)
 			require.Equal(t, GuessScored, rec.Status, "round %d", round)
 			require.Equal(t, holdDone, h.Status, "round %d", round)
 			require.Zero(t, refunds, "round %d", round)
 			outcomes["scored"]++
-		default:
+		} else {
 			require.ErrorIs(t, late, ErrUnavailable, "round %d", round)
 			require.Equal(t, holdRefunded, h.Status, "round %d", round)
 			require.Equal(t, 1, refunds, "round %d", round)

@@ -82,7 +82,7 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 	if err := e.enqueue(qctx, player, req.guess, req.job); errors.Is(err, errCrashed) {
 		return res.rc, nil // a test's crash between charge and enqueue
 	} else if err != nil {
-		if rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
+		if rerr := e.refund(qctx, req.guess); rerr != nil {
 			// The guess stays queued: the sweep queues the job again.
 			e.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", req.guess, "enqueue", err, "refund", rerr)
 			return Receipt{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -449,9 +449,10 @@ func (e *Engine) enqueue(ctx context.Context, player, guess string, job echomq.I
 	return err
 }
 
-// refund gives a queued guess's fee back and marks it status (refunded or
-// void), once: a guess no longer queued is left alone.
-func (e *Engine) refund(ctx context.Context, guess, status string) error {
+// refund gives a queued guess's fee back and marks it refunded, once: a
+// guess no longer queued is left alone. A guess paid by a hold in its home
+// shard gives its fee back there, by the hold, after the commit.
+func (e *Engine) refund(ctx context.Context, guess string) error {
 	var held *guessRecord // a guess paid by a hold in its home shard
 	err := e.update(ctx, func(ctx context.Context, t *txn) error {
 		held = nil
@@ -460,7 +461,7 @@ func (e *Engine) refund(ctx context.Context, guess, status string) error {
 			return err
 		}
 		r := newReads(t)
-		w, err := refundIn(ctx, r, &rec, status, e.nowMS())
+		w, err := refundIn(ctx, r, &rec, GuessRefunded, e.nowMS())
 		if err != nil {
 			return err
 		}

@@ -318,7 +318,7 @@ func (rq *requeue) flush(ctx context.Context) error {
 				// stays for an operator to inspect; retried, it finds the
 				// guess refunded and changes nothing.
 				guess := string(reqs[i].Payload)
-				if err := e.refund(ctx, guess, GuessRefunded); err != nil {
+				if err := e.refund(ctx, guess); err != nil {
 					return err
 				}
 				e.log.Warn("codemojex: refunded a guess whose scoring job died", "guess", guess, "job", r.ID)

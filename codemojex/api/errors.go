@@ -56,8 +56,6 @@ func statusOf(err error) (int, string) {
 		return http.StatusConflict, CodeExpired
 	case errors.Is(err, codemojex.ErrClosed), errors.Is(err, codemojex.ErrAlreadyClosed):
 		return http.StatusConflict, CodeClosed
-	case errors.Is(err, codemojex.ErrOtherShard):
-		return http.StatusConflict, CodeOtherShard
 	case errors.Is(err, rules.ErrBadGuess):
 		return http.StatusUnprocessableEntity, CodeBadGuess
 	case errors.Is(err, codemojex.ErrNotMember):

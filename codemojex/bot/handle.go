@@ -74,7 +74,7 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	case "/help":
 		return b.reply(ctx, chat, help, nil)
 	case "/rooms":
-		return b.rooms(ctx, chat, *m.From)
+		return b.rooms(ctx, chat)
 	case "/me":
 		return b.me(ctx, chat, *m.From)
 	case "/top":
@@ -88,7 +88,7 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	return b.reply(ctx, chat, "Use the buttons to guess, or:\n"+help, nil)
 }
 
-func (b *Bot) rooms(ctx context.Context, chat int64, u models.User) error {
+func (b *Bot) rooms(ctx context.Context, chat int64) error {
 	rs, err := b.e.Rooms(ctx)
 	if err != nil {
 		return err
