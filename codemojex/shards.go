@@ -35,6 +35,7 @@ type Shards struct {
 	engines []*Engine
 	homes   homes // player → home shard, as met
 	games   homes // game → shard, as met
+	guesses homes // guess → shard, as submitted here
 
 	// afterHold, a test seam, runs between the two steps of a guess in
 	// another shard than its player's home; an error stops the guess

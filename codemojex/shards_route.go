@@ -335,10 +335,16 @@ func (s *Shards) Submit(ctx context.Context, player, game string, codes []string
 	if err != nil {
 		return Receipt{}, err
 	}
+	var rc Receipt
 	if k == h {
-		return s.engines[h].Submit(ctx, player, game, codes)
+		rc, err = s.engines[h].Submit(ctx, player, game, codes)
+	} else {
+		rc, err = s.submitAcross(ctx, h, k, player, game, codes)
 	}
-	return s.submitAcross(ctx, h, k, player, game, codes)
+	if err == nil {
+		s.guesses.put(rc.Guess, k) // its reads go to its shard
+	}
+	return rc, err
 }
 
 // Standing returns a player's standing in a game, from the game's shard;
@@ -392,9 +398,13 @@ func (s *Shards) Guesses(ctx context.Context, player string, ids []string) ([]Gu
 	return out, nil
 }
 
-// GuessOf returns one of a player's guesses, from their home shard or
-// else the shard of its game; as [Engine.GuessOf].
+// GuessOf returns one of a player's guesses, from the shard it was
+// submitted to when this process submitted it, else from their home shard
+// or else the other shards; as [Engine.GuessOf].
 func (s *Shards) GuessOf(ctx context.Context, player, id string) (Guess, error) {
+	if k, ok := s.guesses.get(id); ok {
+		return s.engines[k].GuessOf(ctx, player, id)
+	}
 	h, err := s.Home(ctx, player)
 	if err != nil {
 		return Guess{}, err
