@@ -125,24 +125,46 @@ func (e *Engine) settle(ctx context.Context, game string) (Settlement, error) {
 	for _, b := range rules.Rank(bests) {
 		board = append(board, Standing{Player: b.Player, Name: names[b.Player], Best: b.Best, At: b.At})
 	}
+	// The winners whose wallets live in another shard are paid there,
+	// after the settlement, keyed by game and player.
+	remote, err := e.remoteWinners(ctx, payouts)
+	if err != nil {
+		return Settlement{}, err
+	}
 	var out Settlement
+	var final gameRecord
 	err = e.update(ctx, func(ctx context.Context, t *txn) error {
 		cur, ok, err := getJSON[gameRecord](ctx, t, tableGames, game)
 		if err != nil {
 			return err
 		}
+		final = cur
 		if !ok || cur.Status != StatusClosing {
 			out = settlementOf(cur)
 			return nil
 		}
+		cur.Remote = remote
+		final = cur
+		final.Status = StatusSettled
+		final.Payouts = payouts
 		return e.settleIn(ctx, t, cur, payouts, board, len(members), guesses, &out)
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	if err := e.payHome(ctx, &final); err != nil {
+		// Settled: the sweep credits the prizes home.
+		e.log.Warn("codemojex: credit prizes in the winners' home shards (the sweep retries)", "game", game, "err", err)
+	}
+	return out, nil
 }
 
 func (e *Engine) settleIn(ctx context.Context, t *txn, g gameRecord, payouts []Payout, board []Standing, players, guesses int, out *Settlement) error {
 	wallets := make([]Wallet, len(payouts))
 	for i, p := range payouts {
+		if _, far := g.Remote[p.Player]; far {
+			continue // credited in the player's home shard
+		}
 		w, ok, err := getJSON[Wallet](ctx, t, tableWallets, p.Player)
 		if err != nil {
 			return err
@@ -170,6 +192,9 @@ func (e *Engine) settleIn(ctx context.Context, t *txn, g gameRecord, payouts []P
 	var paid int64
 	for i, p := range payouts {
 		paid += p.Amount
+		if _, far := g.Remote[p.Player]; far {
+			continue
+		}
 		if err := t.put(tableWallets, p.Player, wallets[i]); err != nil {
 			return err
 		}
@@ -193,6 +218,9 @@ func (e *Engine) settleIn(ctx context.Context, t *txn, g gameRecord, payouts []P
 	}
 	// The ledger comes last in the lock order of the streams.
 	for i, p := range payouts {
+		if _, far := g.Remote[p.Player]; far {
+			continue
+		}
 		if err := t.ledger(ctx, p.Player, Diamonds, p.Amount, wallets[i].Diamonds, ReasonPrize, g.ID); err != nil {
 			return err
 		}

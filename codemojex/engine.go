@@ -94,8 +94,16 @@ type Engine struct {
 
 	submits *groupcommit.Committer[submitReq, submitRes] // concurrent submits share transactions
 	scores  *groupcommit.Committer[string, scoreRes]
+	holds   *groupcommit.Committer[holdRecord, holdRes] // the debits of guesses in other shards
+	takes   *groupcommit.Committer[takeReq, takeRes]    // the records of guesses paid in other shards
 
 	hooks hooks
+
+	// sh is the game of several shards this engine is shard idx of (nil
+	// on its own): it settles the holds and prizes of players whose
+	// wallets live in another shard.
+	sh  *Shards
+	idx int
 }
 
 // hooks are test seams: stages of the scoring worker a test can stop at.
@@ -112,6 +120,12 @@ type hooks struct {
 	// inRefuse runs inside each attempt of the sweep's refusal of a lost
 	// guess, after its read, before its commit.
 	inRefuse func(guess string)
+	// inVoid runs inside each attempt of the hold sweep's void mark, after
+	// its read of the guess's record, before its commit.
+	inVoid func(guess string)
+	// beforePayHome, when it fails, stops a settlement before it credits
+	// the prizes of winners of other shards.
+	beforePayHome func() error
 	// requeueChunk, when set, is how many guesses Requeue judges at once
 	// (500 otherwise).
 	requeueChunk int
@@ -160,6 +174,14 @@ func New(client *echomq.Client, config *Config) (*Engine, error) {
 		Run: func(ctx context.Context, guesses []string) ([]scoreRes, error) {
 			return e.scoreBatch(ctx, guesses), nil
 		},
+	})
+	e.holds = groupcommit.New(groupcommit.Config[holdRecord, holdRes]{
+		Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, hs []holdRecord) ([]holdRes, error) { return e.debitHolds(ctx, hs), nil },
+	})
+	e.takes = groupcommit.New(groupcommit.Config[takeReq, takeRes]{
+		Max: 64, Flights: 4, Timeout: batchTimeout,
+		Run: func(ctx context.Context, reqs []takeReq) ([]takeRes, error) { return e.takeBatch(ctx, reqs), nil },
 	})
 	for _, name := range rules.Builtins() {
 		s, err := rules.Builtin(name)

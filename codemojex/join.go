@@ -44,6 +44,12 @@ func (e *Engine) Join(ctx context.Context, player, room string) (Joined, error) 
 	if err != nil {
 		return Joined{}, err
 	}
+	return e.joinAs(ctx, p, room)
+}
+
+// joinAs is [Engine.Join] of the player p, whose record may live in
+// another shard (its home).
+func (e *Engine) joinAs(ctx context.Context, p Player, room string) (Joined, error) {
 	for range 8 {
 		out, err := e.join(ctx, p, room)
 		var blocked *joinBlocked

@@ -82,6 +82,9 @@ const (
 	tableIdentities = "identities" // "<provider>.<subject>" → PLR id
 	tableSessions   = "sessions"   // hex SHA-256 of a token → session
 	tableWallets    = "wallets"    // PLR id → Wallet
+	tableHolds      = "holds"      // "<shard>.<GES>" → holdRecord (a fee debited for a guess in another shard)
+	tableVoids      = "voids"      // GES id → ms (a hold's guess that its home shard gave up: never recorded)
+	tablePrizes     = "prizes"     // "<shard>.<GAM>.<PLR>" → prizeRecord (a prize of another shard's game, credited)
 	tableRevoked    = "op-revoked" // operator session nonce → expiry ms (signed out)
 )
 

@@ -59,9 +59,13 @@ type gameRecord struct {
 	ClosedMS   int64      `json:"closed_ms,omitempty"`
 	SettledMS  int64      `json:"settled_ms,omitempty"`
 	Payouts    []Payout   `json:"payouts,omitempty"`
-	Board      []Standing `json:"board,omitempty"`
-	Players    int        `json:"players,omitempty"`
-	Guesses    int        `json:"guesses,omitempty"`
+	// Remote names the winners whose wallets live in another shard (player
+	// → home shard): their prizes are credited there, keyed by game and
+	// player.
+	Remote  map[string]int `json:"remote,omitempty"`
+	Board   []Standing     `json:"board,omitempty"`
+	Players int            `json:"players,omitempty"`
+	Guesses int            `json:"guesses,omitempty"`
 	// Started is the entry id of the game-started event, where a scan for
 	// the game's joins starts.
 	Started string `json:"started"`
@@ -129,6 +133,40 @@ type guessRecord struct {
 	ScoredMS int64    `json:"scored_ms,omitempty"`
 	// Reason is why a refused guess was refused (see [RefusedLost]).
 	Reason string `json:"reason,omitempty"`
+	// Hold marks a guess of a player whose wallet lives in another shard
+	// (Home): its fee was debited there, against a hold, and is refunded
+	// there (docs/codemojex.md, "Wallets across shards"); no wallet of
+	// this shard is touched.
+	Hold bool `json:"hold,omitempty"`
+	Home int  `json:"home,omitempty"`
+}
+
+// holdRecord is the home shard's side of a guess played in a room of
+// another shard (table holds, key "<shard>.<GES>"): the fee debited for
+// it, and whether it is still held, done (the guess recorded and scored)
+// or refunded.
+type holdRecord struct {
+	Guess     string   `json:"guess"`
+	Game      string   `json:"game"`
+	Room      string   `json:"room"`
+	Player    string   `json:"player"`
+	Shard     int      `json:"shard"`
+	Currency  Currency `json:"currency"`
+	Fee       int64    `json:"fee"`
+	Status    string   `json:"status"`
+	AtMS      int64    `json:"at_ms"`
+	SettledMS int64    `json:"settled_ms,omitempty"`
+}
+
+// prizeRecord is a prize of a game of another shard credited to a home
+// wallet (table prizes, key "<shard>.<GAM>.<PLR>"): it exists once the
+// credit committed, so the credit applies once.
+type prizeRecord struct {
+	Game   string `json:"game"`
+	Player string `json:"player"`
+	Shard  int    `json:"shard"`
+	Amount int64  `json:"amount"`
+	AtMS   int64  `json:"at_ms"`
 }
 
 // requeueCursor is one of [Engine.Requeue]'s places in a stream. Under
@@ -150,6 +188,8 @@ type requeueCursor struct {
 const (
 	cursorRequeue  = "requeue"  // in the ledger
 	cursorAccepted = "accepted" // in guess-accepted
+	cursorHolds    = "holds"    // in the ledger: the holds before it are settled
+	cursorPrizes   = "prizes"   // in game-settled: the prizes before it are credited home
 )
 
 // Player is a player's record.

@@ -90,8 +90,10 @@ type scoreRes struct {
 // crack early in the batch closes its game for the later ones.
 func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 	res := make([]scoreRes, len(guesses))
+	var held []guessRecord // voided guesses paid by holds in their home shards
 	err := e.update(ctx, func(ctx context.Context, t *txn) error {
 		clear(res)
+		held = held[:0]
 		r := newReads(t)
 		var recs []*guessRecord
 		var events [][]string
@@ -172,6 +174,10 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 			}
 		}
 		for _, rf := range refunds {
+			if rf.rec.Hold {
+				held = append(held, *rf.rec)
+				continue
+			}
 			if err := t.ledger(ctx, rf.rec.Player, rf.rec.Currency, rf.rec.Fee, rf.balance, ReasonRefund, rf.rec.ID); err != nil {
 				return err
 			}
@@ -182,6 +188,10 @@ func (e *Engine) scoreBatch(ctx context.Context, guesses []string) []scoreRes {
 		for i := range res {
 			res[i] = scoreRes{err: err}
 		}
+		return res
+	}
+	for _, rec := range held {
+		e.releaseHome(ctx, rec)
 	}
 	return res
 }

@@ -35,6 +35,12 @@ type Shards struct {
 	engines []*Engine
 	homes   homes // player → home shard, as met
 	games   homes // game → shard, as met
+	guesses homes // guess → shard, as submitted here
+
+	// afterHold, a test seam, runs between the two steps of a guess in
+	// another shard than its player's home; an error stops the guess
+	// there (rest is the second step).
+	afterHold func(guess string, rest func(context.Context) (Receipt, error)) error
 }
 
 // ShardQueue returns the queue of shard i of n of base queue q: q itself
@@ -85,6 +91,11 @@ func NewShards(ctx context.Context, client *echomq.Client, cfg Config, n int) (*
 			return nil, err
 		}
 		s.engines = append(s.engines, e)
+	}
+	if n > 1 {
+		for i, e := range s.engines {
+			e.sh, e.idx = s, i
+		}
 	}
 	if _, err := partition.Create(ctx, client, base, ShardsStream, n); err != nil {
 		return nil, fmt.Errorf("codemojex: record %d shards: %w", n, err)
@@ -195,6 +206,28 @@ func (s *Shards) RunSweep(ctx context.Context, every time.Duration) error {
 	var wg sync.WaitGroup
 	for i, e := range s.engines {
 		wg.Go(func() { errs[i] = e.RunSweep(ctx, every) })
+	}
+	if len(s.engines) > 1 {
+		// The holds and prizes across shards, as often as the requeue.
+		wg.Go(func() {
+			tick := time.NewTicker(30 * every)
+			defer tick.Stop()
+			o := outage{log: s.engines[0].log, what: "settle holds across shards"}
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+				n, err := s.settleAcross(ctx)
+				if ctx.Err() != nil {
+					return
+				}
+				if o.note(err); err == nil && n > 0 {
+					o.log.Info("codemojex: settled holds of guesses in other shards", "holds", n)
+				}
+			}
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)

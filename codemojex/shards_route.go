@@ -13,11 +13,16 @@ import (
 )
 
 // ErrOtherShard is matched (errors.Is) by an [*OtherShardError].
+//
+// Deprecated: a player joins the rooms of every shard since one wallet
+// serves them all (docs/codemojex.md, "Wallets across shards"); nothing
+// returns it.
 var ErrOtherShard = errors.New("codemojex: room on another shard")
 
-// OtherShardError refuses a join of a room that lives in another shard than
-// the player's wallet: in this version a player plays the rooms of their
-// home shard (docs/codemojex.md, "Wallets across shards").
+// OtherShardError refused a join of a room of another shard than the
+// player's wallet.
+//
+// Deprecated: nothing returns it (see [ErrOtherShard]).
 type OtherShardError struct {
 	Room      string
 	RoomShard int
@@ -25,7 +30,7 @@ type OtherShardError struct {
 }
 
 func (e *OtherShardError) Error() string {
-	return fmt.Sprintf("codemojex: room %s is on shard %d and your wallet on shard %d: play the rooms of your shard", e.Room, e.RoomShard, e.Home)
+	return fmt.Sprintf("codemojex: room %s is on shard %d and your wallet on shard %d", e.Room, e.RoomShard, e.Home)
 }
 
 // Is matches [ErrOtherShard].
@@ -277,9 +282,10 @@ func (s *Shards) Ledger(ctx context.Context, player string, limit int) ([]Ledger
 	return e.Ledger(ctx, player, limit)
 }
 
-// Join joins a player to a room of their home shard ([Engine.Join] there).
-// A room of another shard is refused with an [*OtherShardError] before
-// anything is written.
+// Join joins a player to a room of any shard ([Engine.Join] in the room's
+// shard, with the player's record read in their home shard): the member
+// record lives with the room, the wallet stays home (docs/codemojex.md,
+// "Wallets across shards").
 func (s *Shards) Join(ctx context.Context, player, room string) (Joined, error) {
 	if len(s.engines) == 1 {
 		return s.engines[0].Join(ctx, player, room)
@@ -291,71 +297,154 @@ func (s *Shards) Join(ctx context.Context, player, room string) (Joined, error) 
 	if err != nil {
 		return Joined{}, err
 	}
-	if k := RoomShard(room, len(s.engines)); k != h {
-		if _, err := s.engines[k].Room(ctx, room); err != nil {
-			return Joined{}, err // an unknown room is a not-found first
+	k := RoomShard(room, len(s.engines))
+	var j Joined
+	if k == h {
+		j, err = s.engines[h].Join(ctx, player, room)
+	} else {
+		var p Player
+		if p, err = s.engines[h].Player(ctx, player); err != nil {
+			return Joined{}, err
 		}
-		return Joined{}, &OtherShardError{Room: room, RoomShard: k, Home: h}
+		j, err = s.engines[k].joinAs(ctx, p, room)
 	}
-	j, err := s.engines[h].Join(ctx, player, room)
 	if err == nil {
-		s.games.put(j.Game, h)
+		s.games.put(j.Game, k)
 	}
 	return j, err
 }
 
-// Submit submits a guess of a player in their home shard, where every game
-// they play lives; as [Engine.Submit].
+// Submit submits a guess of a player in a game of any shard. In the
+// player's home shard it is [Engine.Submit] there: one transaction charges
+// it. In another shard it is played in two steps keyed by the guess: the
+// fee debited against a hold at home, then the guess accepted and recorded
+// in the game's shard, paid by the hold (docs/codemojex.md, "Wallets
+// across shards"). Errors as [Engine.Submit].
 func (s *Shards) Submit(ctx context.Context, player, game string, codes []string) (Receipt, error) {
-	e, err := s.home(ctx, player)
+	if len(s.engines) == 1 {
+		return s.engines[0].Submit(ctx, player, game, codes)
+	}
+	if err := checkID(game, BrandGame); err != nil {
+		return Receipt{}, err
+	}
+	h, err := s.Home(ctx, player)
 	if err != nil {
 		return Receipt{}, err
 	}
-	return e.Submit(ctx, player, game, codes)
+	k, err := s.gameShard(ctx, game)
+	if err != nil {
+		return Receipt{}, err
+	}
+	var rc Receipt
+	if k == h {
+		rc, err = s.engines[h].Submit(ctx, player, game, codes)
+	} else {
+		rc, err = s.submitAcross(ctx, h, k, player, game, codes)
+	}
+	if err == nil {
+		s.guesses.put(rc.Guess, k) // its reads go to its shard
+	}
+	return rc, err
 }
 
-// Standing returns a player's standing in a game of their home shard; as
-// [Engine.Standing].
+// Standing returns a player's standing in a game, from the game's shard;
+// as [Engine.Standing].
 func (s *Shards) Standing(ctx context.Context, game, player string) (Membership, bool, error) {
-	e, err := s.home(ctx, player)
+	e, err := s.ForGame(ctx, game)
+	if errors.Is(err, ErrNotFound) {
+		return Membership{}, false, nil
+	}
 	if err != nil {
 		return Membership{}, false, err
 	}
 	return e.Standing(ctx, game, player)
 }
 
-// Guesses returns a player's guesses from their home shard; as
-// [Engine.Guesses].
+// Guesses returns a player's guesses (each recorded in the shard of its
+// game): those of their home shard, then the others' looked for in every
+// other shard; as [Engine.Guesses].
 func (s *Shards) Guesses(ctx context.Context, player string, ids []string) ([]Guess, error) {
-	e, err := s.home(ctx, player)
+	h, err := s.Home(ctx, player)
 	if err != nil {
 		return nil, err
 	}
-	return e.Guesses(ctx, player, ids)
+	out, err := s.engines[h].Guesses(ctx, player, ids)
+	if err != nil || len(out) == len(ids) {
+		return out, err
+	}
+	found := make(map[string]bool, len(out))
+	for _, g := range out {
+		found[g.ID] = true
+	}
+	for k, e := range s.engines {
+		var rest []string
+		for _, id := range ids {
+			if !found[id] {
+				rest = append(rest, id)
+			}
+		}
+		if k == h || len(rest) == 0 {
+			continue
+		}
+		more, err := e.Guesses(ctx, player, rest)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range more {
+			found[g.ID] = true
+		}
+		out = append(out, more...)
+	}
+	return out, nil
 }
 
-// GuessOf returns one of a player's guesses from their home shard; as
-// [Engine.GuessOf].
+// GuessOf returns one of a player's guesses, from the shard it was
+// submitted to when this process submitted it, else from their home shard
+// or else the other shards; as [Engine.GuessOf].
 func (s *Shards) GuessOf(ctx context.Context, player, id string) (Guess, error) {
-	e, err := s.home(ctx, player)
+	if k, ok := s.guesses.get(id); ok {
+		return s.engines[k].GuessOf(ctx, player, id)
+	}
+	h, err := s.Home(ctx, player)
 	if err != nil {
 		return Guess{}, err
 	}
-	return e.GuessOf(ctx, player, id)
+	g, err := s.engines[h].GuessOf(ctx, player, id)
+	if !errors.Is(err, ErrNotFound) {
+		return g, err
+	}
+	for k, e := range s.engines {
+		if k == h {
+			continue
+		}
+		if g, err := e.GuessOf(ctx, player, id); !errors.Is(err, ErrNotFound) {
+			return g, err
+		}
+	}
+	return Guess{}, err
 }
 
 // ForGame returns the engine of the shard holding a game: the shard of its
 // room, remembered once found (a game not met yet is looked for in every
 // shard). It returns a [*NotFoundError] for an unknown game.
 func (s *Shards) ForGame(ctx context.Context, game string) (*Engine, error) {
+	k, err := s.gameShard(ctx, game)
+	if err != nil {
+		return nil, err
+	}
+	return s.engines[k], nil
+}
+
+// gameShard returns the shard holding a game (see [Shards.ForGame]).
+func (s *Shards) gameShard(ctx context.Context, game string) (int, error) {
 	if len(s.engines) == 1 {
-		return s.engines[0], nil
+		return 0, nil
 	}
 	if k, ok := s.games.get(game); ok {
-		return s.engines[k], nil
+		return k, nil
 	}
 	if err := checkID(game, BrandGame); err != nil {
-		return nil, err
+		return 0, err
 	}
 	for k, e := range s.engines {
 		_, err := e.Game(ctx, game)
@@ -363,12 +452,12 @@ func (s *Shards) ForGame(ctx context.Context, game string) (*Engine, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		s.games.put(game, k)
-		return e, nil
+		return k, nil
 	}
-	return nil, notFound("game", game)
+	return 0, notFound("game", game)
 }
 
 // Game returns a game's public view from its shard; as [Engine.Game].

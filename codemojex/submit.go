@@ -82,7 +82,7 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 	if err := e.enqueue(qctx, player, req.guess, req.job); errors.Is(err, errCrashed) {
 		return res.rc, nil // a test's crash between charge and enqueue
 	} else if err != nil {
-		if rerr := e.refund(qctx, req.guess, GuessRefunded); rerr != nil {
+		if rerr := e.refund(qctx, req.guess); rerr != nil {
 			// The guess stays queued: the sweep queues the job again.
 			e.log.Error("codemojex: guess charged but neither queued nor refunded", "guess", req.guess, "enqueue", err, "refund", rerr)
 			return Receipt{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
@@ -98,23 +98,30 @@ func (e *Engine) Submit(ctx context.Context, player, game string, codes []string
 // the next guess of the player in the batch. A guess bound to be refused
 // is refused here, before anything is in the log.
 func (e *Engine) precheck(g *gameRecord, m *member, w *Wallet, q submitReq) (Wallet, error) {
-	switch {
-	case g == nil:
-		return Wallet{}, notFound("game", q.game)
-	case g.Status != StatusOpen:
-		return Wallet{}, fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
-	case e.nowMS() >= g.EndsMS:
-		return Wallet{}, fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
-	case m == nil:
-		return Wallet{}, fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
-	}
-	if _, err := checkCodes(*g, q.codes); err != nil {
+	if err := e.checkGuess(g, m, q); err != nil {
 		return Wallet{}, err
 	}
 	if w == nil {
 		return Wallet{}, notFound("player", q.player)
 	}
 	return credit(*w, g.currency(), -g.Fee)
+}
+
+// checkGuess checks the guess q against its game g and member m: the game
+// open and not expired, the player a member, the codes.
+func (e *Engine) checkGuess(g *gameRecord, m *member, q submitReq) error {
+	switch {
+	case g == nil:
+		return notFound("game", q.game)
+	case g.Status != StatusOpen:
+		return fmt.Errorf("%w: game %s is %s", ErrClosed, q.game, g.Status)
+	case e.nowMS() >= g.EndsMS:
+		return fmt.Errorf("%w: game %s ran out of time", ErrExpired, q.game)
+	case m == nil:
+		return fmt.Errorf("%w: join room %s first", ErrNotMember, g.Room)
+	}
+	_, err := checkCodes(*g, q.codes)
+	return err
 }
 
 // accept decides that the game g takes the guess q, by the rule "a guess
@@ -442,30 +449,46 @@ func (e *Engine) enqueue(ctx context.Context, player, guess string, job echomq.I
 	return err
 }
 
-// refund gives a queued guess's fee back and marks it status (refunded or
-// void), once: a guess no longer queued is left alone.
-func (e *Engine) refund(ctx context.Context, guess, status string) error {
-	return e.update(ctx, func(ctx context.Context, t *txn) error {
+// refund gives a queued guess's fee back and marks it refunded, once: a
+// guess no longer queued is left alone. A guess paid by a hold in its home
+// shard gives its fee back there, by the hold, after the commit.
+func (e *Engine) refund(ctx context.Context, guess string) error {
+	var held *guessRecord // a guess paid by a hold in its home shard
+	err := e.update(ctx, func(ctx context.Context, t *txn) error {
+		held = nil
 		rec, ok, err := getJSON[guessRecord](ctx, t, tableGuesses, guess)
 		if err != nil || !ok || rec.Status != GuessQueued {
 			return err
 		}
 		r := newReads(t)
-		w, err := refundIn(ctx, r, &rec, status, e.nowMS())
+		w, err := refundIn(ctx, r, &rec, GuessRefunded, e.nowMS())
 		if err != nil {
 			return err
 		}
 		if err := errors.Join(r.flush(), t.put(tableGuesses, rec.ID, rec)); err != nil {
 			return err
 		}
+		if rec.Hold {
+			held = &rec
+			return nil
+		}
 		return t.ledger(ctx, rec.Player, rec.Currency, rec.Fee, w.Of(rec.Currency), ReasonRefund, rec.ID)
 	})
+	if err == nil && held != nil {
+		e.releaseHome(ctx, *held)
+	}
+	return err
 }
 
 // refundIn credits the fee of the queued guess rec back to the cached
 // wallet and marks rec with status (so it is no longer queued); the caller
 // writes rec and books the ledger row.
 func refundIn(ctx context.Context, r *reads, rec *guessRecord, status string, now int64) (Wallet, error) {
+	if rec.Hold {
+		// Paid in its home shard: refunded there, by its hold.
+		rec.Status, rec.ScoredMS = status, now
+		return Wallet{}, nil
+	}
 	w, err := r.wallet(ctx, rec.Player)
 	if err != nil {
 		return Wallet{}, err

@@ -224,7 +224,8 @@ func (e *Engine) requeueJobs(ctx context.Context) (int, error) {
 		if err != nil {
 			return rq.n, err
 		}
-		if ev.Fields.Value("reason") != ReasonGuess {
+		if ev.Fields.Value("reason") != ReasonGuess || ev.Fields.Value("shard") != "" {
+			// (A hold's row: its guess lives in another shard.)
 			rq.other(ev.Entry)
 			continue
 		}
@@ -317,7 +318,7 @@ func (rq *requeue) flush(ctx context.Context) error {
 				// stays for an operator to inspect; retried, it finds the
 				// guess refunded and changes nothing.
 				guess := string(reqs[i].Payload)
-				if err := e.refund(ctx, guess, GuessRefunded); err != nil {
+				if err := e.refund(ctx, guess); err != nil {
 					return err
 				}
 				e.log.Warn("codemojex: refunded a guess whose scoring job died", "guess", guess, "job", r.ID)

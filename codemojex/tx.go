@@ -121,12 +121,12 @@ func txTags(f echomq.Fields) []string {
 }
 
 // ledger buffers one ledger row.
-func (t *txn) ledger(ctx context.Context, player string, c Currency, delta, balance int64, reason, ref string) error {
+func (t *txn) ledger(ctx context.Context, player string, c Currency, delta, balance int64, reason, ref string, extra ...string) error {
 	txn, err := t.e.mint(ctx, BrandTxn)
 	if err != nil {
 		return err
 	}
-	_, err = t.append(ctx, StreamLedger,
+	kv := []string{
 		"txn", txn,
 		"player", player,
 		"currency", string(c),
@@ -134,7 +134,9 @@ func (t *txn) ledger(ctx context.Context, player string, c Currency, delta, bala
 		"balance", strconv.FormatInt(balance, 10),
 		"reason", reason,
 		"ref", ref,
-		"at_ms", strconv.FormatInt(t.e.nowMS(), 10))
+		"at_ms", strconv.FormatInt(t.e.nowMS(), 10),
+	}
+	_, err = t.append(ctx, StreamLedger, append(kv, extra...)...)
 	return err
 }
 

@@ -36,8 +36,9 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed" // 405
 	CodeClosed           = "closed"             // 409
 	CodeExpired          = "expired"            // 409
-	// CodeOtherShard refuses a join of a room of another shard than the
-	// player's wallet (a sharded game, docs/codemojex.md).
+	// CodeOtherShard refused a join of a room of another shard than the
+	// player's wallet. Deprecated: a player joins the rooms of every shard
+	// (docs/codemojex.md, "Wallets across shards"); nothing answers it.
 	CodeOtherShard  = "other_shard" // 409
 	CodeBadGuess    = "bad_guess"   // 422
 	CodeUnavailable = "unavailable" // 503
@@ -55,8 +56,6 @@ func statusOf(err error) (int, string) {
 		return http.StatusConflict, CodeExpired
 	case errors.Is(err, codemojex.ErrClosed), errors.Is(err, codemojex.ErrAlreadyClosed):
 		return http.StatusConflict, CodeClosed
-	case errors.Is(err, codemojex.ErrOtherShard):
-		return http.StatusConflict, CodeOtherShard
 	case errors.Is(err, rules.ErrBadGuess):
 		return http.StatusUnprocessableEntity, CodeBadGuess
 	case errors.Is(err, codemojex.ErrNotMember):

@@ -106,13 +106,6 @@ func (s *Server) lobby(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	// On a sharded game a signed-in player sees the rooms of their home
-	// shard, the ones they can play.
-	if p, ok := s.viewer(r); ok && s.e.Len() > 1 {
-		if home, err := s.e.Home(r.Context(), p.ID); err == nil {
-			cards = slices.DeleteFunc(cards, func(c views.Card) bool { return codemojex.RoomShard(c.Room, s.e.Len()) != home })
-		}
-	}
 	writeJSON(w, http.StatusOK, map[string]any{"rooms": cards})
 }
 

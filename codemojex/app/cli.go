@@ -108,7 +108,8 @@ Environment: EMQ_URL (engine), CODEMOJEX_ADDR, CODEMOJEX_OPERATOR_TOKEN (or
 CODEMOJEX_OPERATOR_TOKEN_FILE; a token is never printed unless generated), CODEMOJEX_SECURE_COOKIES,
 CODEMOJEX_STARTER_KEYS, CODEMOJEX_STARTER_CLIPS, CODEMOJEX_PUBLIC_URL.
 Sharding: --shards N (or CODEMOJEX_SHARDS) spreads the rooms over N queues, on a cluster URL over its
-masters; a player plays the rooms of their home shard (docs/codemojex.md, "Sharding").
+masters; a player plays the rooms of every shard, with one wallet in their home shard (docs/codemojex.md,
+"Sharding").
 Telegram: CODEMOJEX_TELEGRAM_BOT_TOKEN runs the bot (and enables the Mini App sign-in), by long
 polling; with CODEMOJEX_TELEGRAM_WEBHOOK_SECRET too it takes updates at POST /telegram/webhook
 instead, registered with Telegram at start when CODEMOJEX_TELEGRAM_WEBHOOK_URL is set.`,
@@ -170,8 +171,8 @@ func simCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Play N simulated players against a running server (--url), or against a server started in this
 process (on EMQ_URL, or the embedded engine) when --url is empty, and print the guesses accepted and
 scored per second and the latency from submit to score. Against a sharded server (serve --shards N) it
-creates a room in every shard and each player joins the room of their home shard; --shards N runs the
-in-process server sharded.`,
+creates a room in every shard and spreads the players over them; --shards N runs the in-process server
+sharded.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := logger(stderr, level)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -239,8 +240,77 @@ func connect(t *testing.T, url, queue string) *codemojex.Engine {
 // ledgerAudit is what the log says of every guess.
 type ledgerAudit struct {
 	charged, scored, refunded, unresolved int
-	players                               map[string]int64 // keys per player: the sum of the ledger's deltas
+	across                                int                      // charged in another shard than the game's
+	players                               map[string]int64         // keys per player: the sum of the ledger's deltas
+	wallets                               map[int]map[string]int64 // per shard, keys per player
 	problems                              []string
+}
+
+// auditShards is [auditGuesses] over every shard of a sharded game: a
+// guess is the shard that recorded it and its id; its charge and refunds
+// are the ledger rows of its player's home shard (a row of a guess of
+// another shard names that shard), its score the game's shard's
+// guess-scored. wallets holds each shard's players' sums of keys.
+func auditShards(t *testing.T, sh *codemojex.Shards) ledgerAudit {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a := ledgerAudit{players: map[string]int64{}, wallets: map[int]map[string]int64{}}
+	charges, refunds, scores := map[string]int{}, map[string]int{}, map[string]int{}
+	across := map[string]bool{}
+	for k, e := range sh.Engines() {
+		a.wallets[k] = map[string]int64{}
+		for ev, err := range e.Stream(codemojex.StreamLedger).Scan(ctx, echomq.All, nil) {
+			require.NoError(t, err)
+			row := codemojex.ParseLedgerRow(ev.Fields)
+			if row.Currency == codemojex.Keys {
+				a.players[row.Player] += row.Delta
+				a.wallets[k][row.Player] += row.Delta
+			}
+			at := strconv.Itoa(k)
+			if s := ev.Fields.Value("shard"); s != "" {
+				at = s
+			}
+			key := at + "." + row.Ref
+			switch row.Reason {
+			case codemojex.ReasonGuess:
+				charges[key]++
+				across[key] = at != strconv.Itoa(k)
+			case codemojex.ReasonRefund:
+				refunds[key]++
+			}
+		}
+		for ev, err := range e.Stream(codemojex.StreamGuessScored).Scan(ctx, echomq.All, nil) {
+			require.NoError(t, err)
+			scores[strconv.Itoa(k)+"."+ev.Fields.Value("guess")]++
+		}
+	}
+	for g, n := range charges {
+		a.charged++
+		if across[g] {
+			a.across++
+		}
+		s, r := scores[g], refunds[g]
+		a.scored += min(s, 1)
+		a.refunded += min(r, 1)
+		switch {
+		case n > 1 || s > 1 || r > 1 || s+r > 1:
+			a.problems = append(a.problems, fmt.Sprintf("guess %s: charged %d, scored %d, refunded %d", g, n, s, r))
+		case s+r == 0:
+			a.unresolved++
+		}
+	}
+	for g := range scores {
+		if charges[g] == 0 {
+			a.problems = append(a.problems, "guess "+g+" scored without a charge")
+		}
+	}
+	for g := range refunds {
+		if charges[g] == 0 {
+			a.problems = append(a.problems, "guess "+g+" refunded without a charge")
+		}
+	}
+	return a
 }
 
 // auditGuesses reads the ledger and the scores: a guess charged twice,

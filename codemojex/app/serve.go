@@ -385,7 +385,7 @@ func DemoRooms() []codemojex.RoomSpec {
 
 // seedDemo creates the demo rooms when the engine has no room yet, and
 // returns the rooms there are. A sharded game gets them in every shard, so
-// every player (who plays the rooms of their home shard) has them.
+// every shard takes a share of the play.
 func seedDemo(ctx context.Context, s *codemojex.Shards) ([]codemojex.Room, error) {
 	rooms, err := s.Rooms(ctx)
 	if err != nil || len(rooms) > 0 {
@@ -462,7 +462,7 @@ func banner(w io.Writer, base string, embedded bool, cfg ServeConfig, rooms []co
 		fmt.Fprintln(w, "engine: "+redactURL(cfg.URL))
 	}
 	if cfg.Shards > 1 {
-		fmt.Fprintf(w, "shards: %d (queues %s.emq-p<i>of<N>-…, a player plays the rooms of their home shard)\n", cfg.Shards, cmp.Or(cfg.Queue, "cm"))
+		fmt.Fprintf(w, "shards: %d (queues %s.emq-p<i>of<N>-…, a player plays every shard's rooms with one wallet)\n", cfg.Shards, cmp.Or(cfg.Queue, "cm"))
 	}
 	switch {
 	case cfg.DevSignIn && cfg.TelegramBotToken != "":

@@ -110,7 +110,7 @@ func New(e *codemojex.Engine, config *Config) (*Bot, error) {
 
 // NewSharded returns a bot over a sharded game (docs/codemojex.md,
 // "Sharding"): it notifies from every shard's streams, lists a player the
-// rooms of their home shard and acts in the shard of each room, game and
+// rooms of every shard and acts in the shard of each room, game and
 // player. Its own state lives in Config.Queue (default "<base queue>-tg").
 // With one shard it is [New].
 func NewSharded(e *codemojex.Shards, config *Config) (*Bot, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -75,7 +74,7 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	case "/help":
 		return b.reply(ctx, chat, help, nil)
 	case "/rooms":
-		return b.rooms(ctx, chat, *m.From)
+		return b.rooms(ctx, chat)
 	case "/me":
 		return b.me(ctx, chat, *m.From)
 	case "/top":
@@ -89,22 +88,10 @@ func (b *Bot) command(ctx context.Context, m *models.Message) error {
 	return b.reply(ctx, chat, "Use the buttons to guess, or:\n"+help, nil)
 }
 
-func (b *Bot) rooms(ctx context.Context, chat int64, u models.User) error {
+func (b *Bot) rooms(ctx context.Context, chat int64) error {
 	rs, err := b.e.Rooms(ctx)
 	if err != nil {
 		return err
-	}
-	if n := b.e.Len(); n > 1 {
-		// A sharded game: the player plays the rooms of their home shard.
-		pid, err := b.player(ctx, u)
-		if err != nil {
-			return err
-		}
-		home, err := b.e.Home(ctx, pid)
-		if err != nil {
-			return err
-		}
-		rs = slices.DeleteFunc(rs, func(r codemojex.Room) bool { return codemojex.RoomShard(r.ID, n) != home })
 	}
 	if len(rs) == 0 {
 		return b.reply(ctx, chat, "No rooms yet.", nil)
@@ -196,8 +183,6 @@ func tell(err error) string {
 		return "This game has ended; /rooms to play the next one."
 	case errors.Is(err, codemojex.ErrNotFound):
 		return "Not found; try /rooms."
-	case errors.Is(err, codemojex.ErrOtherShard):
-		return "That room is not open to you; /rooms lists yours."
 	case errors.Is(err, echomq.ErrInvalidArgument):
 		return "That button is not valid any more; try /rooms."
 	}

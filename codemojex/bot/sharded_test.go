@@ -17,9 +17,8 @@ import (
 	"github.com/echomq/echomq/echomqtest"
 )
 
-// The bot of a game of 3 shards lists a player the rooms of their home
-// shard, refuses a room of another shard with a word, and joins one of
-// theirs.
+// The bot of a game of 3 shards lists a player the rooms of every shard
+// and joins a room of another shard than the player's home.
 func TestShardedBot(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -61,15 +60,10 @@ func TestShardedBot(t *testing.T) {
 	h.text(u, "/start")
 	h.text(u, "/rooms")
 	list := h.api.await(t, "sendMessage", u, "Rooms:")
-	require.Equal(t, []string{"j:" + rooms[home].ID}, buttons(list), "the rooms of the player's shard")
-	require.Contains(t, list.Text(), rooms[home].Name)
-
+	require.Len(t, buttons(list), n, "the rooms of every shard")
 	other := rooms[(home+1)%n]
+	require.Contains(t, buttons(list), "j:"+other.ID)
+	require.Contains(t, list.Text(), other.Name)
 	h.press(u, list.MsgID, "j:"+other.ID)
-	require.Eventually(t, func() bool {
-		return len(h.api.recorded("answerCallbackQuery")) > 0 && h.lastAnswer() == "That room is not open to you; /rooms lists yours."
-	}, 10*time.Second, 5*time.Millisecond)
-
-	h.press(u, list.MsgID, "j:"+rooms[home].ID)
 	h.keyboard(u)
 }

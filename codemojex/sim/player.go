@@ -15,10 +15,11 @@ type player struct {
 	cfg   *Config
 	st    *stats
 	name  string
+	seat  int // the player's number in the run
 	token string
 	rng   *rand.Rand
 	rooms []string // one per shard of the server
-	room  string   // the room of the player's home shard
+	room  string   // the room the player plays
 
 	game     string
 	keyboard []string
@@ -42,7 +43,10 @@ func (p *player) setUp(ctx context.Context) error {
 	if in.Shard < 0 || in.Shard >= len(p.rooms) {
 		return fmt.Errorf("the server signed %s in on shard %d of %d", p.name, in.Shard, len(p.rooms))
 	}
-	p.token, p.room = in.Token, p.rooms[in.Shard]
+	// The players spread over the rooms of every shard, whatever their
+	// home (the shard of their wallet): most guesses of a sharded game are
+	// paid in another shard than the one scoring them.
+	p.token, p.room = in.Token, p.rooms[p.seat%len(p.rooms)]
 	if p.cfg.OperatorToken != "" {
 		err := p.c.do(ctx, "POST", "/api/op/grant", p.cfg.OperatorToken,
 			map[string]any{"player": in.Player.ID, "currency": "keys", "amount": p.cfg.Guesses + 10}, nil)

@@ -32,8 +32,8 @@ type Config struct {
 	// Room is the room the players join. Defaults to "": a new paid classic
 	// room is created (needs OperatorToken). Against a sharded server (its
 	// GET /api/health reports shards > 1) it must be empty: one room is
-	// created in every shard, and each player joins the room of their home
-	// shard.
+	// created in every shard, and the players spread over them (player i
+	// joins the room of shard i mod N, whatever their home shard).
 	Room string
 	// Strategy is "climb" (keep the best guess so far and try a small change
 	// of it: players converge on the secret and crack games) or "random".
@@ -173,7 +173,7 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 	}
 	shards := max(health.Shards, 1)
 	if shards > 1 && cfg.Room != "" {
-		return Report{}, fmt.Errorf("sim: the server runs %d shards and a player plays the rooms of their home shard: leave --room empty (the sim creates a room in every shard)", shards)
+		return Report{}, fmt.Errorf("sim: the server runs %d shards: leave --room empty (the sim creates a room in every shard and spreads the players over them)", shards)
 	}
 	rooms := []string{cfg.Room}
 	if cfg.Room == "" {
@@ -212,7 +212,7 @@ func Run(ctx context.Context, config *Config) (Report, error) {
 			defer done()
 			pc = &client{base: cfg.URL, http: h}
 		}
-		players[i] = &player{c: pc, cfg: &cfg, st: st, name: fmt.Sprintf("sim-%s-%d", tag, i), rooms: rooms}
+		players[i] = &player{c: pc, cfg: &cfg, st: st, name: fmt.Sprintf("sim-%s-%d", tag, i), seat: i, rooms: rooms}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
