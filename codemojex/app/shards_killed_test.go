@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -93,24 +92,25 @@ func TestServeShardedKilledMaster(t *testing.T) {
 	t.Logf("through a killed master: %v", rep)
 	require.Zero(t, rep.Errors)
 
-	var charged int
+	// Across the shards (a player's charge is in their home shard, the
+	// guess in its game's): no guess charged twice, every charge scored or
+	// refunded once, every wallet its ledger.
+	var audit ledgerAudit
+	echomqtest.WaitFor(t, 3*time.Minute, "every charged guess scored or refunded", func() bool {
+		audit = auditShards(t, sh)
+		return audit.unresolved == 0
+	})
+	require.Empty(t, audit.problems)
 	for k := range shards {
 		e := sh.Shard(k)
-		var audit ledgerAudit
-		echomqtest.WaitFor(t, 3*time.Minute, fmt.Sprintf("shard %d: every charged guess scored or refunded", k), func() bool {
-			audit = auditGuesses(t, e)
-			return audit.unresolved == 0
-		})
-		require.Empty(t, audit.problems, "shard %d", k)
-		for player, sum := range audit.players {
+		for player, sum := range audit.wallets[k] {
 			w, err := e.Wallet(ctx, player)
 			require.NoError(t, err)
 			require.Equal(t, sum, w.Keys, "shard %d: wallet of %s against its ledger", k, player)
 		}
-		charged += audit.charged
-		t.Logf("shard %d: %d guesses charged, %d scored, %d refunded, %d players", k, audit.charged, audit.scored, audit.refunded, len(audit.players))
 	}
-	t.Logf("accepted as the sim saw it %d, charged in the shards %d", rep.Accepted, charged)
+	t.Logf("%d guesses charged (%d in another shard than the game's), %d scored, %d refunded, %d players; %d accepted as the sim saw it",
+		audit.charged, audit.across, audit.scored, audit.refunded, len(audit.players), rep.Accepted)
 	cancel()
 	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
 }
