@@ -1,9 +1,11 @@
 package partition_test
 
 import (
+	"io"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -84,4 +86,66 @@ func TestReceiptsUniqueAcrossPartitions(t *testing.T) {
 	}
 	require.Zero(t, twice, "ids minted twice across the partitions")
 	require.Len(t, seen, 2*per)
+}
+
+// TestEngineIDsUniqueAcrossPartitions: when writers contend for a
+// partition's top (a writer whose clock lags another's), the engine
+// chooses the ids, from the partition's own cells; the partitions of a
+// stream take disjoint sequences of each millisecond, so those ids never
+// coincide across partitions either. Two partitions, each with a writer on
+// time and one 50 ms behind, append at once; the receipts of both
+// partitions are distinct and the engine chose ids in both.
+func TestEngineIDsUniqueAcrossPartitions(t *testing.T) {
+	t.Parallel()
+	url := echomqtest.Shared(t).URL()
+	q := echomqtest.Queue(t)
+	behind := func() time.Time { return time.Now().Add(-50 * time.Millisecond) }
+	mk := func(clock echomq.Clock) *echomq.Client {
+		c, err := echomq.Connect(ctx, &echomq.Config{URL: url, Notice: io.Discard, Clock: clock})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, c.Close()) })
+		return c
+	}
+	c0 := mk(nil)
+	s, err := partition.Create(ctx, c0, q, "orders", 8)
+	require.NoError(t, err)
+	writers := []*echomq.Client{c0, mk(behind)}
+	const per = 1500
+	var wg sync.WaitGroup
+	for _, p := range []int{0, 1} {
+		for _, c := range writers {
+			st := c.Stream(s.Partition(p).Queue(), "orders")
+			wg.Go(func() {
+				for i := range per {
+					if _, err := st.Append(ctx, echomq.F("n", strconv.Itoa(i)), nil); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	seen := map[echomq.ID]int{}
+	engine := [2]int{}
+	for _, p := range []int{0, 1} {
+		for ev, err := range s.Partition(p).Scan(ctx, echomq.All, nil) {
+			require.NoError(t, err)
+			seen[ev.ID]++
+			if ev.ID.Snowflake().Node() == 1023 {
+				engine[p]++
+			}
+		}
+	}
+	twice := 0
+	for _, n := range seen {
+		if n > 1 {
+			twice++
+		}
+	}
+	t.Logf("engine-chosen ids: %d in partition 0, %d in partition 1", engine[0], engine[1])
+	require.Zero(t, twice, "receipts shared across the partitions")
+	require.Len(t, seen, 2*len(writers)*per)
+	require.Positive(t, engine[0], "the engine chose ids in partition 0")
+	require.Positive(t, engine[1], "the engine chose ids in partition 1")
 }

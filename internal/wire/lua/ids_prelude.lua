@@ -15,6 +15,20 @@ local ALPHA = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 -- the near cell, and with it every other stream of the queue, ahead of the
 -- clock.
 local ENGINE, HALF = 4190208, 2048 -- 1023 << 12, 4096 / 2
+-- A partition's queue ("<q>.emq-p<i>of<P>-<salt>", the hash tag of
+-- KEYS[1]) has cells of its own, but its writers' ids are the logical
+-- queue's: so that the engine's ids of two partitions never coincide
+-- either, partition i takes CW = floor(2048 / P) sequences of each region
+-- per millisecond, from COFF = i * CW. A cell value is then
+-- (ms - EPOCH) * CW + k. Any other queue: CW = 2048, COFF = 0.
+local CW, COFF = HALF, 0
+do
+  local pi, pp = string.match(KEYS[1], '^emq:{.-%.emq%-p(%d+)of(%d+)%-%d+}:')
+  if pi then
+    CW = math.floor(HALF / tonumber(pp))
+    COFF = tonumber(pi) * CW
+  end
+end
 
 -- receipt returns the branded receipt of the A1 entry id (ms, tail): EVT
 -- and 11 base62 digits of (ms - EPOCH) << 22 | tail, by long division in
@@ -60,24 +74,34 @@ end
 -- engine_cell returns the next value of region's cell (last: its current
 -- value) for an id above the top (tms, ttail) and not before the clock now:
 -- the engine's next id (see cell_id).
+-- cell_after returns the first cell value whose id lies above the engine
+-- id of sequence k (within its region) in millisecond tms: the next of this
+-- queue's sequences in tms, or its first of tms + 1.
+local function cell_after(tms, k)
+  local j = k - COFF
+  if j < 0 then return (tms - EPOCH) * CW end
+  if j + 1 >= CW then return (tms + 1 - EPOCH) * CW end
+  return (tms - EPOCH) * CW + j + 1
+end
+
 local function engine_cell(last, region, now, tms, ttail)
   local tail = math.min(ttail, TAILMAX)
   local tseq = tail >= ENGINE and tail - ENGINE or -1 -- the top's engine sequence
-  local c = math.max(last + 1, (math.max(now, tms) - EPOCH) * HALF)
+  local c = math.max(last + 1, (math.max(now, tms) - EPOCH) * CW)
   if region == 'n' then
     if tseq >= HALF then
-      c = math.max(c, (tms + 1 - EPOCH) * HALF)
+      c = math.max(c, (tms + 1 - EPOCH) * CW)
     elseif tseq >= 0 then
-      c = math.max(c, (tms - EPOCH) * HALF + tseq + 1)
+      c = math.max(c, cell_after(tms, tseq))
     end
   elseif tseq >= HALF then
-    c = math.max(c, (tms - EPOCH) * HALF + tseq - HALF + 1)
+    c = math.max(c, cell_after(tms, tseq - HALF))
   end
   return c
 end
 
 -- cell_id returns the entry id (ms, tail) of region's cell value c.
 local function cell_id(c, region)
-  local k = c % HALF
-  return (c - k) / HALF + EPOCH, ENGINE + (region == 'a' and HALF or 0) + k
+  local k = c % CW
+  return (c - k) / CW + EPOCH, ENGINE + (region == 'a' and HALF or 0) + COFF + k
 end

@@ -95,8 +95,8 @@ local function engine_own()
   local r = ttail - ENGINE >= HALF and 'a' or 'n'
   if cells['w' .. r] ~= argv[2] then return false end
   local c = cells[r]
-  local k = c % HALF
-  return tms == (c - k) / HALF + EPOCH and ttail == ENGINE + (r == 'a' and HALF or 0) + k
+  local k = c % CW
+  return tms == (c - k) / CW + EPOCH and ttail == ENGINE + (r == 'a' and HALF or 0) + COFF + k
 end
 
 if KEYS[3] then

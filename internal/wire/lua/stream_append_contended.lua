@@ -58,18 +58,33 @@ if tail > TAILMAX then tail = TAILMAX end
 -- the ahead region).
 local ENGINE, HALF, LEAD = 4190208, 2048, 2
 if ms > now + LEAD then return {'back', sec, usec, 'ahead'} end
+-- A partition's queue takes CW sequences of a millisecond from COFF (see
+-- ids_prelude.lua, whose law this copy keeps); any other queue all 2048.
+local CW, COFF = HALF, 0
+local pi, pp = string.match(key, '^emq:{.-%.emq%-p(%d+)of(%d+)%-%d+}:')
+if pi then
+  CW = math.floor(HALF / tonumber(pp))
+  COFF = tonumber(pi) * CW
+end
 local cell = call('HMGET', KEYS[2], 'n', 'wn')
 local c = tonumber(cell[1] or '0')
 local own = 0
-if cell[2] == argv[1] and tail == ENGINE + c % HALF and ms == (c - c % HALF) / HALF + EPOCH then own = 1 end
+if cell[2] == argv[1] and tail == ENGINE + COFF + c % CW and ms == (c - c % CW) / CW + EPOCH then own = 1 end
 c = c + 1
-local base = ((ms > now and ms or now) - EPOCH) * HALF
+local base = ((ms > now and ms or now) - EPOCH) * CW
 if base > c then c = base end
 if tail >= ENGINE + HALF then
-  base = (ms + 1 - EPOCH) * HALF
+  base = (ms + 1 - EPOCH) * CW
   if base > c then c = base end
 elseif tail >= ENGINE then
-  base = (ms - EPOCH) * HALF + tail - ENGINE + 1
+  local j = tail - ENGINE - COFF
+  if j < 0 then
+    base = (ms - EPOCH) * CW
+  elseif j + 1 >= CW then
+    base = (ms + 1 - EPOCH) * CW
+  else
+    base = (ms - EPOCH) * CW + j + 1
+  end
   if base > c then c = base end
 end
 
@@ -114,10 +129,10 @@ local one, a, last = argv[3] == '1', 4, #argv
 repeat
   local first, stop = a, last
   if not one then first, stop = a + 1, a + tonumber(argv[a]) end
-  local seq = c % HALF
-  local h = (c - seq) / HALF
-  local rc = receipt(h, ENGINE + seq)
-  local x = pcall('XADD', key, format('%.0f-%.0f', h + EPOCH, ENGINE + seq), 'id', rc, unpack(argv, first, stop))
+  local seq = c % CW
+  local h = (c - seq) / CW
+  local rc = receipt(h, ENGINE + COFF + seq)
+  local x = pcall('XADD', key, format('%.0f-%.0f', h + EPOCH, ENGINE + COFF + seq), 'id', rc, unpack(argv, first, stop))
   if type(x) == 'table' and x.err then
     -- Above the top read but not above the last generated id: the last
     -- entry was deleted. Only the first XADD can meet it (nothing written).
