@@ -8,6 +8,7 @@ require (
 	github.com/echomq/echomq v0.0.0-00010101000000-000000000000
 	github.com/echomq/echomq/webkit v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
 
 require (
@@ -27,7 +28,6 @@ require (
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	github.com/valkey-io/valkey-go v1.0.79 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
