@@ -14,7 +14,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/sim"
 	"github.com/echomq/echomq/echomqtest"
@@ -48,31 +47,8 @@ func TestServeShardedOnCluster(t *testing.T) {
 	cl := echomqtest.StartReplicatedCluster(t)
 	queue := "cmsim"
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() {
-		served <- Serve(ctx, &ServeConfig{
-			Addr: "127.0.0.1:0", URL: cl.URL(), Queue: queue, Shards: shards, OperatorToken: "op",
-			DevSignIn: true, Workers: 64, Sweep: 200 * time.Millisecond, Snapshots: true, Logger: quiet, Out: io.Discard,
-			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u },
-		})
-	}()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-served:
-		t.Fatal(err)
-	}
-
-	// The watcher's client reads the shards only after the runs, so its
-	// commands are not counted.
-	c, err := echomq.Connect(ctx, &echomq.Config{URL: cl.URL(), Logger: quiet, Notice: io.Discard})
-	require.NoError(t, err)
-	defer c.Close()
-	sh, err := codemojex.NewShards(ctx, c, codemojex.Config{Queue: queue, Logger: quiet}, shards)
-	require.NoError(t, err)
+	srv := serveSharded(t, cl, queue, shards, true)
+	ctx, url, c, sh := srv.ctx, srv.url, srv.c, srv.sh
 
 	play := func(name string, mid func()) sim.Report {
 		t.Helper()
@@ -105,11 +81,7 @@ func TestServeShardedOnCluster(t *testing.T) {
 			ended := trigger.wait(t)
 			require.True(t, ended.Before(began.Add(took)), "%s: the failover ended before the run", name)
 		}
-		select {
-		case err := <-served:
-			t.Fatalf("%s: serve exited: %v", name, err)
-		default:
-		}
+		srv.running(t, name)
 		t.Logf("%s: %v (run %v)", name, rep, took.Round(100*time.Millisecond))
 		require.Equal(t, shards, rep.Shards)
 		require.Equal(t, int64(players*cfg.Guesses), rep.Accepted, "%s: every guess accepted", name)
@@ -171,26 +143,12 @@ func TestServeShardedOnCluster(t *testing.T) {
 	// player's home shard) scored (in the game's shard) or refunded once (a
 	// submit cut by the failover is settled by the sweep after
 	// PendingAfter), every wallet its ledger.
-	var audit ledgerAudit
-	echomqtest.WaitFor(t, 3*time.Minute, "every charged guess scored or refunded", func() bool {
-		audit = auditShards(t, sh)
-		return audit.unresolved == 0
-	})
-	require.Empty(t, audit.problems)
+	audit := srv.balanced(t, shards)
 	require.NotZero(t, audit.charged)
 	t.Logf("%d guesses charged (%d in another shard than the game's), %d scored, %d refunded, %d players",
 		audit.charged, audit.across, audit.scored, audit.refunded, len(audit.players))
 	require.NotZero(t, audit.across, "players played rooms of other shards than their home")
-	for k := range shards {
-		e := sh.Shard(k)
-		for player, sum := range audit.wallets[k] {
-			w, err := e.Wallet(ctx, player)
-			require.NoError(t, err)
-			require.Equal(t, sum, w.Keys, "shard %d: wallet of %s against its ledger", k, player)
-		}
-	}
-	cancel()
-	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
+	srv.stop(t)
 }
 
 // envOr reads a positive integer from the environment, or def.

@@ -1,14 +1,11 @@
 package app
 
 import (
-	"context"
-	"io"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/sim"
 	"github.com/echomq/echomq/echomqtest"
@@ -41,28 +38,8 @@ func TestServeShardedKilledMaster(t *testing.T) {
 	cl := echomqtest.StartReplicatedCluster(t)
 	queue := "cmkill"
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ready := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() {
-		served <- Serve(ctx, &ServeConfig{
-			Addr: "127.0.0.1:0", URL: cl.URL(), Queue: queue, Shards: shards, OperatorToken: "op",
-			DevSignIn: true, Workers: 64, Sweep: 200 * time.Millisecond, Logger: quiet, Out: io.Discard,
-			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u },
-		})
-	}()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-served:
-		t.Fatal(err)
-	}
-	c, err := echomq.Connect(ctx, &echomq.Config{URL: cl.URL(), Logger: quiet, Notice: io.Discard})
-	require.NoError(t, err)
-	defer c.Close()
-	sh, err := codemojex.NewShards(ctx, c, codemojex.Config{Queue: queue, Logger: quiet}, shards)
-	require.NoError(t, err)
+	srv := serveSharded(t, cl, queue, shards, false)
+	ctx, c, sh := srv.ctx, srv.c, srv.sh
 
 	const guesses = 9
 	trigger := &halfway{at: int64(players * guesses / 4), fire: func() {
@@ -79,38 +56,19 @@ func TestServeShardedKilledMaster(t *testing.T) {
 		t.Logf("killed master %s; %s serves its slots after %v", master.Addr(), replica.Addr(), time.Since(t0).Round(100*time.Millisecond))
 	}}
 	rep, err := sim.Run(ctx, &sim.Config{
-		URL: url, OperatorToken: "op", Players: players, Guesses: guesses, Strategy: "random",
+		URL: srv.url, OperatorToken: "op", Players: players, Guesses: guesses, Strategy: "random",
 		Wait: 2 * time.Minute, Progress: trigger,
 	})
 	require.NoError(t, err)
 	trigger.wait(t)
-	select {
-	case err := <-served:
-		t.Fatalf("serve exited: %v", err)
-	default:
-	}
+	srv.running(t, "through a killed master")
 	t.Logf("through a killed master: %v", rep)
 	require.Zero(t, rep.Errors)
 
-	// Across the shards (a player's charge is in their home shard, the
-	// guess in its game's): no guess charged twice, every charge scored or
+	// Across the shards: no guess charged twice, every charge scored or
 	// refunded once, every wallet its ledger.
-	var audit ledgerAudit
-	echomqtest.WaitFor(t, 3*time.Minute, "every charged guess scored or refunded", func() bool {
-		audit = auditShards(t, sh)
-		return audit.unresolved == 0
-	})
-	require.Empty(t, audit.problems)
-	for k := range shards {
-		e := sh.Shard(k)
-		for player, sum := range audit.wallets[k] {
-			w, err := e.Wallet(ctx, player)
-			require.NoError(t, err)
-			require.Equal(t, sum, w.Keys, "shard %d: wallet of %s against its ledger", k, player)
-		}
-	}
+	audit := srv.balanced(t, shards)
 	t.Logf("%d guesses charged (%d in another shard than the game's), %d scored, %d refunded, %d players; %d accepted as the sim saw it",
 		audit.charged, audit.across, audit.scored, audit.refunded, len(audit.players), rep.Accepted)
-	cancel()
-	require.NoError(t, echomqtest.Recv(t, served, 30*time.Second, "the server to stop"))
+	srv.stop(t)
 }
