@@ -40,7 +40,7 @@ func receiptSeconds(t *testing.T) time.Duration {
 
 // receiptWriter is one writer process of the receipt tests.
 type receiptWriter struct {
-	node   int
+	node   int // negative: the client leases its node id
 	mode   string        // "serial", "batch" (16 goroutines, batches of 16) or "pipe" (64 goroutines)
 	offset time.Duration // the writer's clock against the engine's
 }
@@ -62,15 +62,25 @@ func TestReceiptHelperProcess(t *testing.T) {
 	offMs, err := strconv.Atoi(os.Getenv("EMQ_RU_OFFSET_MS"))
 	require.NoError(t, err)
 	off := time.Duration(offMs) * time.Millisecond
-	client, err := echomq.Connect(context.Background(), &echomq.Config{
-		URL: os.Getenv("EMQ_RU_URL"), NodeID: new(node),
-		Clock: func() time.Time { return time.Now().Add(off) },
-	})
+	cfg := &echomq.Config{URL: os.Getenv("EMQ_RU_URL"), Clock: func() time.Time { return time.Now().Add(off) }}
+	if node >= 0 {
+		cfg.NodeID = new(node) // a negative node: the client leases one
+	}
+	client, err := echomq.Connect(context.Background(), cfg)
 	require.NoError(t, err)
 	defer client.Close()
+	// A stream is "name" in EMQ_RU_QUEUE, or "queue/name"; it is reported
+	// as given.
 	var streams []*echomq.Stream
-	for name := range strings.SplitSeq(os.Getenv("EMQ_RU_STREAMS"), ",") {
-		streams = append(streams, client.Stream(os.Getenv("EMQ_RU_QUEUE"), name))
+	label := map[*echomq.Stream]string{}
+	for spec := range strings.SplitSeq(os.Getenv("EMQ_RU_STREAMS"), ",") {
+		q, name, ok := strings.Cut(spec, "/")
+		if !ok {
+			q, name = os.Getenv("EMQ_RU_QUEUE"), spec
+		}
+		s := client.Stream(q, name)
+		streams = append(streams, s)
+		label[s] = spec
 	}
 	start, err := strconv.ParseInt(os.Getenv("EMQ_RU_START"), 10, 64)
 	require.NoError(t, err)
@@ -87,7 +97,7 @@ func TestReceiptHelperProcess(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, id := range ids {
-			fmt.Fprintf(&out, "%s %s\n", s.Name(), id)
+			fmt.Fprintf(&out, "%s %s\n", label[s], id)
 		}
 	}
 	// loop runs body on g goroutines, each taking the streams round robin
@@ -142,7 +152,10 @@ func runReceiptWriters(t *testing.T, url, queue string, shared []string, writers
 	start := time.Now().Add(2 * time.Second).UnixMilli() // every child is up by then
 	envs := make([][]string, len(writers))
 	for i, w := range writers {
-		streams := append(slices.Clone(shared), "own-"+strconv.Itoa(w.node))
+		streams := slices.Clone(shared)
+		if w.node >= 0 {
+			streams = append(streams, "own-"+strconv.Itoa(w.node))
+		}
 		envs[i] = []string{
 			receiptHelperEnv + "=1", "EMQ_RU_URL=" + url, "EMQ_RU_QUEUE=" + queue,
 			"EMQ_RU_STREAMS=" + strings.Join(streams, ","), "EMQ_RU_NODE=" + strconv.Itoa(w.node), "EMQ_RU_MODE=" + w.mode,
