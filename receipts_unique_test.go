@@ -40,7 +40,7 @@ func receiptSeconds(t *testing.T) time.Duration {
 
 // receiptWriter is one writer process of the receipt tests.
 type receiptWriter struct {
-	node   int // negative: the client leases its node id
+	node   int           // negative: the client leases its node id
 	mode   string        // "serial", "batch" (16 goroutines, batches of 16) or "pipe" (64 goroutines)
 	offset time.Duration // the writer's clock against the engine's
 }
