@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // The failure tests run consumers in child processes (this test binary,
@@ -84,14 +85,15 @@ func spawnConsumer(t *testing.T, e *groupEnv, url, name, mode, file string, minI
 	require.NoError(t, cmd.Start())
 	c := &child{cmd: cmd, out: out, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(c.done) }()
-	t.Cleanup(func() { c.kill() })
+	t.Cleanup(func() { c.kill(t) })
 	return c
 }
 
 // kill sends SIGKILL and waits until the process is gone.
-func (c *child) kill() {
+func (c *child) kill(t testing.TB) {
+	t.Helper()
 	_ = c.cmd.Process.Signal(syscall.SIGKILL)
-	<-c.done
+	echomqtest.Recv(t, c.done, waitTimeout, "the child process to die of SIGKILL")
 }
 
 // term stops the child gracefully and reports its output if it failed.
@@ -101,8 +103,8 @@ func (c *child) term(t *testing.T) {
 	select {
 	case <-c.done:
 	case <-time.After(waitTimeout):
-		c.kill()
 		t.Errorf("child did not stop on SIGTERM:\n%s", c.out)
+		c.kill(t)
 		return
 	}
 	// A child still starting has no SIGTERM handler yet and dies of the
@@ -131,7 +133,7 @@ func TestConsumerKillRestart(t *testing.T) {
 	backlog := e.append(t, 3)
 	proc := spawnConsumer(t, e, e.url(t), "worker", "hold", "", time.Minute)
 	waitFor(t, "the child holds the backlog", func() bool { return e.pendingOf(t, "worker") == 3 })
-	proc.kill()
+	proc.kill(t)
 	tail := e.append(t, 1)
 
 	rec := &deliveryLog{}
@@ -160,7 +162,7 @@ func TestConsumerPeerTakesOver(t *testing.T) {
 	ids := e.append(t, 5)
 	proc := spawnConsumer(t, e, e.url(t), "doomed", "hold", "", time.Minute)
 	waitFor(t, "the child holds the entries", func() bool { return e.pendingOf(t, "doomed") == 5 })
-	proc.kill()
+	proc.kill(t)
 	_, err := e.stream.Group("g").DeleteConsumer(ctx, "doomed")
 	require.ErrorIs(t, err, echomq.ErrConsumerPending, "its pending list is never stranded")
 

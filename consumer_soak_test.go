@@ -85,7 +85,7 @@ func TestConsumerSoak(t *testing.T) {
 		case <-time.After(time.Duration(500+rand.IntN(1000)) * time.Millisecond):
 			i := rand.IntN(len(procs))
 			killed[strconv.Itoa(procs[i].cmd.Process.Pid)] = true
-			procs[i].kill()
+			procs[i].kill(t)
 			name := "c" + itoa(i)
 			if rand.IntN(2) == 0 {
 				renamed++

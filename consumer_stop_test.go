@@ -25,7 +25,11 @@ func TestConsumerGracefulStop(t *testing.T) {
 	h := func(ctx context.Context, d echomq.Delivery) error {
 		if calls.Add(1) == 1 {
 			close(started)
-			<-finish
+			select {
+			case <-finish:
+			case <-ctx.Done(): // the grace is over: the consumer cancels the handler
+				return ctx.Err()
+			}
 		}
 		return nil
 	}

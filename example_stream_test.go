@@ -13,15 +13,30 @@ import (
 
 // exampleClient connects to an embedded engine with a fixed clock and node id
 // so the examples print the same ids every run.
-func exampleClient() *echomq.Client {
+func exampleClient(hooks ...echomq.Hook) *echomq.Client {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	tick := 0
 	clock := func() time.Time { tick++; return start.Add(time.Duration(tick) * time.Second) }
-	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard})
+	c, err := echomq.Connect(context.Background(), &echomq.Config{URL: embedded.URL, Clock: clock, NodeID: new(1), Notice: io.Discard, Hooks: hooks})
 	if err != nil {
 		panic(err)
 	}
 	return c
+}
+
+// deadLetterSignal is a DeadLetterHook that signals each move to the dead
+// letters on its channel; a hook must not block, so a signal finds the
+// channel's buffer free or is dropped.
+type deadLetterSignal chan echomq.ID
+
+func (s deadLetterSignal) OnDeadLetter(_ context.Context, d echomq.DeadLetterInfo) {
+	if d.Err != nil {
+		return // the move failed; the entry stays pending
+	}
+	select {
+	case s <- d.Dead:
+	default:
+	}
 }
 
 func ExampleStream_Append() {

@@ -63,7 +63,8 @@ func ExampleJSONPayload() {
 
 func ExampleTyped_Handler() {
 	ctx := context.Background()
-	client := exampleClient()
+	moved := make(deadLetterSignal, 1) // a DeadLetterHook
+	client := exampleClient(moved)
 	defer client.Close()
 
 	opened := client.Stream("cm", "room-opened")
@@ -94,8 +95,10 @@ func ExampleTyped_Handler() {
 	case <-time.After(time.Minute):
 		fmt.Println("timed out")
 	}
-	for c.Stats().Dead == 0 {
-		time.Sleep(time.Millisecond) // sleep: an Example has no t to fail with; it polls as a program would
+	select {
+	case <-moved: // the entry that does not decode goes to the dead letters
+	case <-time.After(time.Minute):
+		fmt.Println("timed out waiting for the dead letter")
 	}
 	_ = c.Stop(ctx)
 	letters, _ := opened.DeadLetters().List(ctx, echomq.All, nil)

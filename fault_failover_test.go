@@ -237,7 +237,7 @@ func TestFailoverKilledMaster(t *testing.T) {
 				}
 				// The old master comes back empty and rejoins as a replica.
 				master.Restart(t)
-				require.NoError(t, waitReplicated(cl, master))
+				waitReplicated(t, cl, master)
 			}
 		}
 	}
@@ -261,21 +261,21 @@ func currentMaster(t *testing.T, cl *echomqtest.Cluster, s *echomqtest.Server) *
 	return nil
 }
 
-// waitReplicated waits until a restarted node replicates a master again.
-func waitReplicated(cl *echomqtest.Cluster, s *echomqtest.Server) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+// waitReplicated waits until a restarted node replicates a master again,
+// and its master counts it among its connected replicas.
+func waitReplicated(t *testing.T, cl *echomqtest.Cluster, s *echomqtest.Server) {
+	t.Helper()
+	var master *echomqtest.Server
+	echomqtest.WaitFor(t, 30*time.Second, s.Addr()+" to replicate a master", func() bool {
 		for _, m := range append(cl.Nodes(), cl.Replicas()...) {
 			if r, err := cl.ReplicaOf(m); err == nil && r == s {
-				if err := echomqtest.WaitReplicas(m, 1, 30*time.Second); err != nil {
-					return err
-				}
-				return nil
+				master = m
+				return true
 			}
 		}
-		time.Sleep(100 * time.Millisecond) // sleep: poll of a bounded wait that returns its error
-	}
-	return fmt.Errorf("%s does not replicate a master", s.Addr())
+		return false
+	})
+	require.NoError(t, echomqtest.WaitReplicas(master, 1, 30*time.Second))
 }
 
 func btoi(b bool) int {

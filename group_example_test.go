@@ -57,7 +57,8 @@ func ExampleClient_Consumer() {
 func ExampleDeadLetters() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	client := exampleClient()
+	moved := make(deadLetterSignal, 1) // a DeadLetterHook
+	client := exampleClient(moved)
 	defer client.Close()
 
 	scored := client.Stream("cm", "guess-scored")
@@ -83,12 +84,19 @@ func ExampleDeadLetters() {
 	}
 	done := make(chan error)
 	go func() { done <- c.Run(ctx) }()
-	for c.Stats().Dead == 0 { // the poison entry fails twice, then moves
-		time.Sleep(5 * time.Millisecond) // sleep: an Example has no t to fail with; it polls as a program would
+	select {
+	case <-moved: // the poison entry fails twice, then moves
+	case <-time.After(time.Minute):
+		fmt.Println("timed out waiting for the dead letter")
 	}
 	cancel()
-	if err := <-done; err != nil {
-		panic(err)
+	select {
+	case err := <-done:
+		if err != nil {
+			panic(err)
+		}
+	case <-time.After(time.Minute):
+		fmt.Println("timed out waiting for the consumer to stop")
 	}
 
 	dead := scored.DeadLetters()

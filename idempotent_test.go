@@ -83,15 +83,19 @@ func TestOnceInFlight(t *testing.T) {
 	e := newGroupEnv(t)
 	inside := make(chan struct{})
 	leave := make(chan struct{})
-	h, err := echomq.Once(e.c, e.queue, "s", time.Hour, func(context.Context, echomq.Delivery) error {
+	h, err := echomq.Once(e.c, e.queue, "s", time.Hour, func(hctx context.Context, _ echomq.Delivery) error {
 		close(inside)
-		<-leave
-		return nil
+		select {
+		case <-leave:
+			return nil
+		case <-hctx.Done(): // the test ended without releasing it
+			return hctx.Err()
+		}
 	})
 	require.NoError(t, err)
 	d := onceDelivery(t, e)
-	done := make(chan error)
-	go func() { done <- h(ctx, d) }()
+	done := make(chan error, 1)
+	go func() { done <- h(t.Context(), d) }()
 	echomqtest.Recv(t, inside, waitTimeout, "the handler to run")
 	require.ErrorIs(t, h(ctx, d), echomq.ErrInFlight)
 	close(leave)

@@ -106,7 +106,7 @@ func spawnSetHelper(t *testing.T, url, q, dir string) *child {
 	require.NoError(t, cmd.Start())
 	c := &child{cmd: cmd, out: out, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(c.done) }()
-	t.Cleanup(func() { c.kill() })
+	t.Cleanup(func() { c.kill(t) })
 	return c
 }
 
@@ -203,7 +203,7 @@ func TestSetKillRestartManyStreams(t *testing.T) {
 	waitFor(t, "the child is under way", func() bool {
 		return len(readLog(t, filepath.Join(dir, "follow.log"))) > 1500 && len(readLog(t, filepath.Join(dir, "group.log"))) > 1500
 	})
-	proc.kill()
+	proc.kill(t)
 	cpAtKill, _ := os.ReadFile(filepath.Join(dir, "cp"))
 	t.Logf("killed after %d follower lines; saved checkpoint of %d bytes", len(readLog(t, filepath.Join(dir, "follow.log"))), len(cpAtKill))
 	proc = spawnSetHelper(t, url, q, dir)
@@ -212,14 +212,17 @@ func TestSetKillRestartManyStreams(t *testing.T) {
 	wg.Wait()
 	total := len(names) * 4 * perWriter
 	waitAll := func(file string) {
-		deadline := time.Now().Add(4 * waitTimeout)
-		for time.Now().Before(deadline) {
-			if distinctKeys(readLog(t, filepath.Join(dir, file))) >= total {
-				return
+		t.Helper()
+		got := 0
+		defer func() { // a failed wait ends the test's goroutine: show the child's output
+			if got < total {
+				t.Logf("%s: %d of %d entries\n%s", file, got, total, proc.out)
 			}
-			time.Sleep(50 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows the child's output
-		}
-		t.Fatalf("%s: %d of %d entries\n%s", file, distinctKeys(readLog(t, filepath.Join(dir, file))), total, proc.out)
+		}()
+		echomqtest.WaitFor(t, 4*waitTimeout, file+" to hold all "+strconv.Itoa(total)+" entries", func() bool {
+			got = distinctKeys(readLog(t, filepath.Join(dir, file)))
+			return got >= total
+		})
 	}
 	waitAll("follow.log")
 	waitAll("group.log")

@@ -59,7 +59,7 @@ func TestWaitHelpers(t *testing.T) {
 			var wg sync.WaitGroup
 			release := make(chan struct{})
 			defer close(release)
-			wg.Go(func() { <-release })
+			wg.Go(func() { <-release }) // bounded: the deferred close above releases it on every path
 			echomqtest.Join(tb, &wg, 20*time.Millisecond, "the stuck worker")
 		}, "the stuck worker"},
 	}

@@ -242,7 +242,7 @@ func BenchmarkEngineCommands(b *testing.B) {
 			// Like a codemojex player, the next job waits for the last.
 			for i := range b.N {
 				enqueue(b, q, lane(i%50), "p")
-				<-handled
+				echomqtest.Recv(b, handled, 30*time.Second, "the worker to handle the job")
 			}
 			require.NoError(b, w.Stop(ctx))
 		})

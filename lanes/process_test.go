@@ -134,7 +134,7 @@ func spawn(t *testing.T, mode, url, queue string, lease time.Duration, env ...st
 		close(c.done)
 	}()
 	t.Cleanup(func() {
-		c.kill()
+		c.kill(t)
 		if t.Failed() && c.stderr.Len() > 0 {
 			t.Logf("worker process %d stderr:\n%s", cmd.Process.Pid, c.stderr.String())
 		}
@@ -142,9 +142,10 @@ func spawn(t *testing.T, mode, url, queue string, lease time.Duration, env ...st
 	return c
 }
 
-func (c *child) kill() {
+func (c *child) kill(t testing.TB) {
+	t.Helper()
 	_ = c.cmd.Process.Kill()
-	<-c.done
+	echomqtest.Recv(t, c.done, 30*time.Second, "the worker process to die of SIGKILL")
 }
 
 func (c *child) terminate(t *testing.T) {
@@ -231,7 +232,7 @@ func TestKilledWorkerJobsReturnToHead(t *testing.T) {
 	c := spawn(t, "hold", echomqtest.Shared(t).URL(), q.Name(), 300*time.Millisecond)
 	held := map[string]bool{echomqtest.Recv(t, c.lines, 20*time.Second, "a held job"): true, echomqtest.Recv(t, c.lines, 20*time.Second, "a second held job"): true}
 	require.Equal(t, map[string]bool{"holding A:0": true, "holding B:0": true}, held)
-	c.kill()
+	c.kill(t)
 
 	var mu sync.Mutex
 	ran := map[string][]string{}
@@ -265,27 +266,25 @@ func TestCrashingJobDies(t *testing.T) {
 	for {
 		require.LessOrEqual(t, crashes, 3, "the poison job kept crashing workers")
 		c := spawn(t, "crash", url, q.Name(), 300*time.Millisecond)
-		finished := make(chan lanes.Stats, 1)
-		wctx, stop := context.WithCancel(ctx)
-		go func() {
-			for wctx.Err() == nil {
-				if st, err := q.Stats(wctx); err == nil && st.Completed == 1 && st.Dead == 1 {
-					finished <- st
-					return
-				}
-				time.Sleep(20 * time.Millisecond) // sleep: poll of the stats, bounded by the select below
+		crashed := false
+		var st lanes.Stats
+		echomqtest.WaitFor(t, time.Minute, "the worker process to crash, or the poison job to die and C:1 to complete", func() bool {
+			select {
+			case <-c.done:
+				crashed = true
+				return true
+			default:
 			}
-		}()
-		select {
-		case <-c.done:
-			stop()
+			var err error
+			st, err = q.Stats(ctx)
+			return err == nil && st.Completed == 1 && st.Dead == 1
+		})
+		if crashed {
 			crashes++
 			continue
-		case st := <-finished:
-			stop()
-			c.terminate(t)
-			t.Logf("crashes: %d, stats: %+v", crashes, st)
 		}
+		c.terminate(t)
+		t.Logf("crashes: %d, stats: %+v", crashes, st)
 		break
 	}
 	require.Equal(t, 3, crashes)

@@ -60,16 +60,21 @@ func eventually(t *testing.T, q *lanes.Queue, cond func(lanes.Stats) bool) lanes
 
 func eventuallyWithin(t *testing.T, q *lanes.Queue, d time.Duration, cond func(lanes.Stats) bool) lanes.Stats {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		st, err := q.Stats(ctx)
-		require.NoError(t, err)
-		if cond(st) {
-			return st
+	var st lanes.Stats
+	met := false
+	defer func() { // a failed wait ends the test's goroutine: show the last stats
+		if !met {
+			t.Logf("the queue's last stats: %+v", st)
 		}
-		require.True(t, time.Now().Before(deadline), "condition not met in time: %+v", st)
-		time.Sleep(10 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows the stats
-	}
+	}()
+	echomqtest.WaitFor(t, d, "the queue's stats to meet the condition", func() bool {
+		var err error
+		st, err = q.Stats(ctx)
+		require.NoError(t, err)
+		return cond(st)
+	})
+	met = true
+	return st
 }
 
 func TestWorkerResults(t *testing.T) {
@@ -168,8 +173,12 @@ func TestWorkerShutdownGrace(t *testing.T) {
 	started, finish := make(chan struct{}), make(chan struct{})
 	h := lanes.HandlerFunc(func(ctx context.Context, job *lanes.Job) error {
 		close(started)
-		<-finish
-		return nil
+		select {
+		case <-finish:
+			return nil
+		case <-ctx.Done(): // the grace is over: the worker cancels the handler
+			return ctx.Err()
+		}
 	})
 	w, err := lanes.NewWorker(q, h, fastWorker(lanes.WorkerConfig{}))
 	require.NoError(t, err)
@@ -232,11 +241,18 @@ func TestWorkerLeaseLost(t *testing.T) {
 
 func eventuallyWorker(t *testing.T, w *lanes.Worker, cond func(lanes.WorkerStats) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond(w.Stats()) {
-		require.True(t, time.Now().Before(deadline), "worker condition not met: %+v", w.Stats())
-		time.Sleep(5 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows the stats
-	}
+	st := w.Stats()
+	met := false
+	defer func() { // a failed wait ends the test's goroutine: show the last stats
+		if !met {
+			t.Logf("the worker's last stats: %+v", st)
+		}
+	}()
+	echomqtest.WaitFor(t, 10*time.Second, "the worker's stats to meet the condition", func() bool {
+		st = w.Stats()
+		return cond(st)
+	})
+	met = true
 }
 
 // TestWorkerHeartbeatOutlivesLease: a handler running for several leases

@@ -107,7 +107,7 @@ func spawnMember(t *testing.T, url, q, dir, name string) *memberProc {
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-p.done
+		echomqtest.Recv(t, p.done, time.Minute, "a member process to die of SIGKILL")
 	})
 	return p
 }

@@ -59,7 +59,7 @@ func TestReceiptsUniqueAcrossPartitions(t *testing.T) {
 				return
 			}
 			got = append(got, id)
-			<-start
+			<-start // bounded: every goroutine passes leased.Done() before it can return, and the test closes start right after leased.Wait()
 			for range per - 1 {
 				id, err := c.MintID(ctx, s.Partition(p).Queue(), "EVT")
 				if err != nil {
