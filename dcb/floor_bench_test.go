@@ -1,6 +1,7 @@
 package dcb_test
 
 import (
+	"os"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -11,37 +12,19 @@ import (
 	"github.com/echomq/echomq/rawcmd"
 )
 
-// floorScript is the least an engine script can do for a group commit of
-// tagged events: one INCRBY of a position counter per call and, per
+// floorScriptPath is the least an engine script can do for a group commit
+// of tagged events: one INCRBY of a position counter per call and, per
 // event, one XADD of the entry as a tagged event is stored (receipt,
 // position, tags, payload; the engine's id) and one RPUSH of (position,
 // entry id) per tag; with ARGV[2] = 'cond', before each event, the reads
 // of the cheapest check of BenchmarkAppendTagged's two-item condition (a
 // LINDEX of the last position of each source's list, an EXISTS). No id
-// law, no idempotency, no argument checks.
-const floorScript = `
-local n = (#ARGV - 2) / 3
-local pos = redis.call('INCRBY', KEYS[1], n) - n
-for i = 1, n do
-  local g, p, joined = ARGV[3*i], ARGV[3*i+1], ARGV[3*i+2]
-  if ARGV[2] == 'cond' then
-    -- The cheapest check of a two-item condition ("nothing since"): the
-    -- last position of each source's lists.
-    redis.call('LINDEX', ARGV[1] .. 'game-opened:' .. g, -2)
-    redis.call('LINDEX', ARGV[1] .. 'game-closed:' .. g, -2)
-    if redis.call('EXISTS', ARGV[1] .. g, ARGV[1] .. p) == 2 then
-      redis.call('LINDEX', ARGV[1] .. p, -2)
-    end -- the two-tag source's list
-  end
-  local eid = redis.call('XADD', KEYS[2], '*', 'id', 'EVT0SbzaxAGT1E', '@pos', pos + i, '@tags', joined,
-    'room', 'lobby-7', 'player', 'PLR0KHTOWnGLuC', 'points', '120')
-  redis.call('RPUSH', ARGV[1] .. g, pos + i, eid)
-  redis.call('RPUSH', ARGV[1] .. p, pos + i, eid)
-end
-return pos`
+// law, no idempotency, no argument checks. Like every Lua script of the
+// project it lives in internal/wire/lua; the benchmark alone reads it.
+const floorScriptPath = "../internal/wire/lua/bench_dcb_floor.lua"
 
 // BenchmarkTaggedFloor measures the floor under BenchmarkAppendTagged's
-// two-tag and conditional appends: floorScript with 32 events per call
+// two-tag and conditional appends: the floor script with 32 events per call
 // from 2 goroutines (the group committer's shape: two calls in flight)
 // against the same plain Append from 64 goroutines. Whatever a tagged append does beyond the floor (the
 // writer's ids and their law, conditions, idempotency, hooks) only adds
@@ -51,7 +34,9 @@ func BenchmarkTaggedFloor(b *testing.B) {
 	s, c := benchStore(b)
 	plain := c.Stream(s.Queue(), "plain")
 	prefix := "emq:{" + s.Queue() + "}:"
-	sha, err := rawcmd.Do(ctx, c, "SCRIPT", "LOAD", floorScript)
+	floorScript, err := os.ReadFile(floorScriptPath)
+	require.NoError(b, err)
+	sha, err := rawcmd.Do(ctx, c, "SCRIPT", "LOAD", string(floorScript))
 	require.NoError(b, err)
 	const perCall = 32
 	var n atomic.Int64
