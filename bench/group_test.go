@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
+	"github.com/echomq/echomq/echomqtest"
 )
 
 // The consumer-group benchmarks compare three consumers of one group on the
@@ -36,10 +37,11 @@ const (
 )
 
 // groupContender is one consumer under test: start begins consuming a
-// fresh stream and returns a stop; handled counts entries handed over.
+// fresh stream and returns a stop, which fails when the consumer does not
+// stop within a minute; handled counts entries handed over.
 type groupContender struct {
 	name    string
-	start   func(stream string) (stop func(), err error)
+	start   func(stream string) (stop func() error, err error)
 	handled atomic.Int64
 	target  int64
 	reached chan struct{}
@@ -65,8 +67,8 @@ type groupBench struct {
 func (e *groupBench) key(stream string) string { return e.emq.Stream(e.q, stream).Key() }
 
 // ours runs an echomq Consumer.
-func (e *groupBench) ours(g *groupContender) func(string) (func(), error) {
-	return func(stream string) (func(), error) {
+func (e *groupBench) ours(g *groupContender) func(string) (func() error, error) {
+	return func(stream string) (func() error, error) {
 		c, err := e.emq.Consumer(&echomq.ConsumerConfig{
 			Queue: e.q, Stream: stream, Group: "g", Name: "c", Start: echomq.StartHead, Logger: discardLog,
 			Beat:   100 * time.Millisecond, // a quick stop between rounds; reads return as soon as entries exist
@@ -81,13 +83,21 @@ func (e *groupBench) ours(g *groupContender) func(string) (func(), error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- c.Run(ctx) }()
-		return func() { cancel(); <-done }, nil
+		return func() error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-time.After(time.Minute):
+				return errors.New("ours: the consumer did not stop within a minute")
+			}
+		}, nil
 	}
 }
 
 // raw runs the hand-written valkey-go loop.
-func (e *groupBench) raw(g *groupContender) func(string) (func(), error) {
-	return func(stream string) (func(), error) {
+func (e *groupBench) raw(g *groupContender) func(string) (func() error, error) {
+	return func(stream string) (func() error, error) {
 		key := e.key(stream)
 		if err := e.vk.Do(ctx, e.vk.B().XgroupCreate().Key(key).Group("g").Id("0").Mkstream().Build()).Error(); err != nil {
 			return nil, err
@@ -115,7 +125,7 @@ func (e *groupBench) raw(g *groupContender) func(string) (func(), error) {
 				}
 			}
 		})
-		return func() { cancel(); wg.Wait() }, nil
+		return func() error { cancel(); wg.Wait(); return nil }, nil
 	}
 }
 
@@ -133,8 +143,8 @@ func (watermillIDs) Unmarshal(values map[string]any) (*message.Message, error) {
 }
 
 // watermill runs watermill-redisstream's subscriber.
-func (e *groupBench) watermill(g *groupContender) func(string) (func(), error) {
-	return func(stream string) (func(), error) {
+func (e *groupBench) watermill(g *groupContender) func(string) (func() error, error) {
+	return func(stream string) (func() error, error) {
 		// The subscriber closes its client on Close: give it its own.
 		sub, err := redisstream.NewSubscriber(redisstream.SubscriberConfig{
 			Client: redis.NewClient(&redis.Options{Addr: e.addr}), Unmarshaller: watermillIDs{}, Consumer: "c", ConsumerGroup: "g", OldestId: "0",
@@ -159,7 +169,7 @@ func (e *groupBench) watermill(g *groupContender) func(string) (func(), error) {
 				msg.Ack()
 			}
 		})
-		return func() { cancel(); _ = sub.Close(); wg.Wait() }, nil
+		return func() error { cancel(); _ = sub.Close(); wg.Wait(); return nil }, nil
 	}
 }
 
@@ -199,18 +209,20 @@ func (e *groupBench) settled(stream string) error {
 // n entries (prefill: before the clock) and waits until all are handled and
 // acknowledged.
 func (e *groupBench) side(b *testing.B, g *groupContender, prefill bool) side {
-	var stop func()
+	var stop func() error
 	var stream string
 	b.Cleanup(func() {
 		if stop != nil {
-			stop()
+			require.NoError(b, stop())
 		}
 	})
 	return side{
 		Name: g.name,
 		Reset: func() error {
 			if stop != nil {
-				stop()
+				if err := stop(); err != nil {
+					return err
+				}
 			}
 			e.round++
 			stream = g.name + strconv.Itoa(e.round)
@@ -304,8 +316,8 @@ func BenchmarkGroupLatency(b *testing.B) {
 					require.NoError(b, err)
 				}
 				tick.Stop()
-				<-g.reached
-				stop()
+				echomqtest.Recv(b, g.reached, time.Minute, g.name+": the round's entries handled")
+				require.NoError(b, stop())
 			}
 			mu.Lock()
 			slices.Sort(lat)

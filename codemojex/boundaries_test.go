@@ -35,7 +35,10 @@ func race(fns ...func()) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for _, fn := range fns {
-		wg.Go(func() { <-start; fn() })
+		wg.Go(func() {
+			<-start // bounded: race closes start right after it starts the racers
+			fn()
+		})
 	}
 	close(start)
 	wg.Wait()

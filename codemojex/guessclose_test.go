@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -44,7 +45,12 @@ func TestGuessesRaceClose(t *testing.T) {
 				// The close comes after trial%8 answers, so the rounds
 				// meet every share of accepted and refused guesses.
 				for range trial % 8 {
-					<-answered
+					select {
+					case <-answered:
+					case <-time.After(time.Minute):
+						t.Errorf("trial %d: no answer to a guess within a minute", trial)
+						return
+					}
 				}
 				stagger(trial)
 				_, err := e2.Close(ctx, game, ReasonOperator)

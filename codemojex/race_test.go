@@ -31,8 +31,6 @@ func TestConcurrentClosesPayOnce(t *testing.T) {
 	clk.add(time.Minute) // the sweep may close it too
 
 	var (
-		wg      sync.WaitGroup
-		start   = make(chan struct{})
 		mu      sync.Mutex
 		winners []string
 	)
@@ -41,8 +39,7 @@ func TestConcurrentClosesPayOnce(t *testing.T) {
 		winners = append(winners, who)
 		mu.Unlock()
 	}
-	wg.Go(func() {
-		<-start
+	fns := []func(){func() {
 		res, err := e.Score(ctx, string(jobs[0].Payload))
 		require.NoError(t, err)
 		if res.Cracked {
@@ -50,10 +47,9 @@ func TestConcurrentClosesPayOnce(t *testing.T) {
 			_, err := e.settle(ctx, game)
 			require.NoError(t, err)
 		}
-	})
+	}}
 	for i := range 49 {
-		wg.Go(func() {
-			<-start
+		fns = append(fns, func() {
 			if i%2 == 0 {
 				res, err := e.Sweep(ctx)
 				require.NoError(t, err)
@@ -70,8 +66,7 @@ func TestConcurrentClosesPayOnce(t *testing.T) {
 			}
 		})
 	}
-	close(start)
-	wg.Wait()
+	race(fns...)
 	require.Len(t, winners, 1, "exactly one closer: %v", winners)
 
 	settled := events(t, e, StreamGameSettled)

@@ -1,6 +1,7 @@
 package codemojex
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,8 +158,12 @@ func TestSweepRacesLateCharge(t *testing.T) {
 	held, release := make(chan string, 1), make(chan struct{})
 	e1.setBeforeCharge(func(guesses []string) error {
 		held <- guesses[0]
-		<-release
-		return nil
+		select {
+		case <-release:
+			return nil
+		case <-time.After(time.Minute):
+			return errors.New("the test did not release the charge within a minute")
+		}
 	})
 	var charged, refused int
 	for trial := range raceTrials {
@@ -185,7 +190,11 @@ func TestSweepRacesLateCharge(t *testing.T) {
 					stagger(trial)
 				}
 				release <- struct{}{}
-				got = <-answered
+				select {
+				case got = <-answered:
+				case <-time.After(time.Minute):
+					t.Errorf("trial %d: the submit did not return within a minute", trial)
+				}
 			},
 			func() {
 				if trial%2 == 0 {

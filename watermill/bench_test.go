@@ -206,20 +206,34 @@ func BenchmarkSubscribe(b *testing.B) {
 // handed over a channel and acknowledged, one at a time, with nothing
 // else (no engine, no decoding).
 func BenchmarkHandoff(b *testing.B) {
-	out := make(chan *message.Message)
+	out, stop := make(chan *message.Message), make(chan struct{})
+	defer close(stop) // a handoff that stalled: the sender ends too
 	go func() {
 		for range b.N {
 			m := message.NewMessage("x", nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			m.SetContext(ctx)
-			out <- m
+			select {
+			case out <- m:
+			case <-stop:
+				cancel()
+				return
+			}
 			<-m.Acked()
 			cancel()
 		}
 	}()
+	stall := time.NewTimer(time.Minute) // bounds each handoff; reset, not made anew, not to weigh on it
+	defer stall.Stop()
 	start := time.Now()
 	for range b.N {
-		(<-out).Ack()
+		select {
+		case m := <-out:
+			m.Ack()
+		case <-stall.C:
+			b.Fatal("no message handed over within a minute")
+		}
+		stall.Reset(time.Minute)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
 }

@@ -58,7 +58,13 @@ func Example() {
 		}
 	}
 	for range 3 {
-		msg := <-orders
+		var msg *message.Message
+		select {
+		case msg = <-orders:
+		case <-time.After(30 * time.Second):
+			fmt.Println("no delivery within 30s")
+			return
+		}
 		fmt.Println(msg.UUID, string(msg.Payload), msg.Metadata.Get("customer"), "delivery", msg.Metadata.Get(emqwm.MetaAttempts))
 		if msg.Metadata.Get(emqwm.MetaAttempts) == "1" && msg.UUID == "order-1" {
 			msg.Nack() // redelivered at once
@@ -124,7 +130,12 @@ func Example_router() {
 
 	done := make(chan error, 1)
 	go func() { done <- router.Run(ctx) }()
-	<-router.Running()
+	select {
+	case <-router.Running():
+	case <-time.After(30 * time.Second):
+		fmt.Println("the router did not start within 30s")
+		return
+	}
 
 	for _, p := range []struct{ uuid, payload string }{{"pay-1", "card declined"}, {"pay-2", "ok"}} {
 		if err := pub.Publish("payments", message.NewMessage(p.uuid, []byte(p.payload))); err != nil {
@@ -133,7 +144,13 @@ func Example_router() {
 	}
 	var got []string // the two handlers run concurrently: sort their events
 	for range 5 {
-		got = append(got, <-events)
+		select {
+		case e := <-events:
+			got = append(got, e)
+		case <-time.After(30 * time.Second):
+			fmt.Println("handler events within 30s:", got)
+			return
+		}
 	}
 	slices.Sort(got)
 	for _, e := range got {
@@ -141,8 +158,14 @@ func Example_router() {
 	}
 
 	cancel()
-	if err := <-done; err != nil {
-		panic(err)
+	select {
+	case err := <-done:
+		if err != nil {
+			panic(err)
+		}
+	case <-time.After(30 * time.Second):
+		fmt.Println("the router did not stop within 30s")
+		return
 	}
 	info, err := client.Group(emqwm.DefaultQueue, "payments", "billing").Info(context.Background())
 	if err != nil {

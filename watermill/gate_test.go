@@ -88,10 +88,14 @@ func (s *gatedSubscriber) Subscribe(ctx context.Context, topic string) (<-chan *
 			case <-s.g.ch(m.UUID):
 			case <-s.stop:
 				return
+			case <-ctx.Done():
+				return
 			}
 			select {
 			case out <- m:
 			case <-s.stop:
+				return
+			case <-ctx.Done():
 				return
 			}
 		}

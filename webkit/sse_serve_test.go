@@ -91,7 +91,7 @@ func TestServeResume(t *testing.T) {
 		require.Equal(t, tc.want, frames(t, rd, len(tc.want)), "Last-Event-ID %q", tc.last)
 		close(stop)
 		require.Equal(t, []string{"event: shutdown\ndata: {}\n"}, frames(t, rd, 1))
-		require.NoError(t, <-done)
+		require.NoError(t, loopEnd(t, done, "the loop to end at shutdown"))
 		srv.Close()
 	}
 }
@@ -112,7 +112,7 @@ func TestServeEnds(t *testing.T) {
 		require.Equal(t, []string{"event: n\nid: 4\ndata: 4\n"}, frames(t, rd, 1))
 		close(stop)
 		require.Equal(t, []string{"event: shutdown\ndata: {}\n"}, frames(t, rd, 1))
-		require.NoError(t, <-done)
+		require.NoError(t, loopEnd(t, done, "the loop to end at shutdown"))
 		_, err := rd.ReadString('\n')
 		require.ErrorIs(t, err, io.EOF, "the stream ends after shutdown")
 	})
@@ -170,5 +170,18 @@ func TestServeKeepAlive(t *testing.T) {
 	require.Contains(t, got, "event: tick\ndata: 1\n")
 	require.Contains(t, got, "event: tick\ndata: 2\n")
 	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, loopEnd(t, done, "the loop to end when its client goes"))
+}
+
+// loopEnd returns what the loop under test ended with, or fails the test
+// naming what was awaited when it has not ended within 10s.
+func loopEnd(t *testing.T, done <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waited 10s for %s", what)
+		return nil
+	}
 }

@@ -37,6 +37,8 @@ func TestAbuse(t *testing.T) {
 	addr := strings.TrimPrefix(s.url, "http://")
 	const abuseFor = 5 * time.Second
 	stop := make(chan struct{})
+	stopAll := sync.OnceFunc(func() { close(stop) })
+	defer stopAll() // on a failed check too: the abusers end
 	var wg sync.WaitGroup
 	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer tr.CloseIdleConnections()
@@ -47,7 +49,7 @@ func TestAbuse(t *testing.T) {
 	jobs := make(chan int, 1000)
 	for range 16 {
 		wg.Go(func() {
-			for i := range jobs {
+			for i := range jobs { // bounded: the offering goroutine closes jobs once stop closes, on every path (stopAll)
 				resp, err := hc.Post(s.url+"/api/auth/dev", "application/json", strings.NewReader(fmt.Sprintf(`{"name":"bot%d"}`, i)))
 				if err != nil {
 					signOther.Add(1)
@@ -170,7 +172,7 @@ func TestAbuse(t *testing.T) {
 		lat = append(lat, time.Since(start))
 		time.Sleep(200 * time.Millisecond) // sleep: the real player's pace
 	}
-	close(stop)
+	stopAll()
 	wg.Wait()
 	for _, f := range feeds {
 		f.Body.Close()

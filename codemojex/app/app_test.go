@@ -33,12 +33,7 @@ func TestServeAndSim(t *testing.T) {
 			Ready: func(u string) { ready <- u },
 		})
 	}()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-served:
-		t.Fatal(err)
-	}
+	url := serving(t, ready, served)
 	require.Contains(t, banner.String(), "codemojex is serving on "+url)
 	require.Contains(t, banner.String(), "/api/auth/dev")
 

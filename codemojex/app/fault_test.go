@@ -92,12 +92,7 @@ func TestServeRidesOutFaults(t *testing.T) {
 			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u },
 		})
 	}()
-	var url string
-	select {
-	case url = <-ready:
-	case err := <-served:
-		t.Fatal(err)
-	}
+	url := serving(t, ready, served)
 
 	// A client of its own counts the scores, to place the faults.
 	watch := connect(t, srv.URL(), queue)
@@ -116,6 +111,9 @@ func TestServeRidesOutFaults(t *testing.T) {
 	}()
 
 	const players, guesses = 50, 20
+	// simWithin bounds the simulation's end after the last fault: a player
+	// waits up to its Wait (two minutes) for a score.
+	const simWithin = 5 * time.Minute
 	simDone := make(chan struct{})
 	var rep sim.Report
 	var simErr error
@@ -147,6 +145,8 @@ func TestServeRidesOutFaults(t *testing.T) {
 	case <-simDone:
 	case err := <-served:
 		t.Fatalf("serve exited during the simulation: %v", err)
+	case <-time.After(simWithin):
+		t.Fatalf("the simulation did not end within %s of the last fault (%d scored)", simWithin, scored.Load())
 	}
 	require.NoError(t, simErr)
 	t.Logf("simulation: %v", rep)

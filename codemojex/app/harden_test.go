@@ -43,16 +43,32 @@ func startServe(t *testing.T, cfg ServeConfig) *served {
 	ready := make(chan string, 1)
 	cfg.Ready = func(u string) { ready <- u }
 	go func() { s.done <- Serve(ctx, &cfg) }()
-	select {
-	case s.url = <-ready:
-	case err := <-s.done:
-		t.Fatal(err)
-	}
+	s.url = serving(t, ready, s.done)
 	t.Cleanup(func() {
 		cancel()
 		echomqtest.Recv(t, s.done, 30*time.Second, "the server to stop")
 	})
 	return s
+}
+
+// serveStart bounds a server's start: under -race on a loaded machine it
+// can take long.
+const serveStart = time.Minute
+
+// serving waits for Serve to report its URL through ready and returns it;
+// the test fails if Serve returns first (its error on exited) or is not
+// ready within serveStart.
+func serving(t *testing.T, ready <-chan string, exited <-chan error) string {
+	t.Helper()
+	select {
+	case u := <-ready:
+		return u
+	case err := <-exited:
+		t.Fatalf("serve returned before it was ready: %v", err)
+	case <-time.After(serveStart):
+		t.Fatalf("serve was not ready within %s", serveStart)
+	}
+	return ""
 }
 
 func cmpOr(a, b int) int {

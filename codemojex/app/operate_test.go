@@ -271,12 +271,7 @@ func TestServeOperatorPages(t *testing.T) {
 			OperatorToken: "op", Workers: 1, Logger: quiet, Out: &banner, Ready: func(u string) { ready <- u },
 		})
 	}()
-	var base string
-	select {
-	case base = <-ready:
-	case err := <-served:
-		t.Fatal(err)
-	}
+	base := serving(t, ready, served)
 	require.Contains(t, banner.String(), "operator pages: "+base+"/op/")
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := noRedirect.Get(base + "/op/rooms")

@@ -277,6 +277,9 @@ func TestServeLayoutRefused(t *testing.T) {
 		case <-ready:
 			cancel()
 			return echomqtest.Recv(t, served, 30*time.Second, "the server to stop")
+		case <-time.After(serveStart):
+			t.Fatalf("serve over %d shards of %s neither started nor refused within %s", shards, queue, serveStart)
+			return nil
 		}
 	}
 	one := echomqtest.Queue(t)

@@ -39,11 +39,7 @@ func serveSharded(t *testing.T, cl *echomqtest.Cluster, queue string, shards int
 			GuessRate: Rate{PerSecond: -1}, SignInRate: Rate{PerSecond: -1}, Ready: func(u string) { ready <- u },
 		})
 	}()
-	select {
-	case s.url = <-ready:
-	case err := <-s.served:
-		t.Fatal(err)
-	}
+	s.url = serving(t, ready, s.served)
 	c, err := echomq.Connect(ctx, &echomq.Config{URL: cl.URL(), Logger: quiet, Notice: io.Discard})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })

@@ -55,12 +55,7 @@ func TestServeTelegramWebhook(t *testing.T) {
 			Ready: func(u string) { ready <- u },
 		})
 	}()
-	var base string
-	select {
-	case base = <-ready:
-	case err := <-served:
-		t.Fatal(err)
-	}
+	base := serving(t, ready, served)
 	mu.Lock()
 	require.Equal(t, []string{"setWebhook https://bot.example/telegram/webhook hook-secret"}, calls)
 	mu.Unlock()

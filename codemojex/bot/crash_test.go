@@ -112,20 +112,18 @@ func TestNotificationsSurviveKills(t *testing.T) {
 	defer kill()
 
 	// Every score notified: wait until each player has their count.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		short := 0
+	short := func() int {
+		n := 0
 		for u := int64(1); u <= players; u++ {
-			if n := len(h.api.to("sendMessage", 700+u, "🎯")); n < guesses {
-				short++
+			if len(h.api.to("sendMessage", 700+u, "🎯")) < guesses {
+				n++
 			}
 		}
-		if short == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d players still miss notifications", short)
-		time.Sleep(20 * time.Millisecond) // sleep: poll of a bounded wait whose failure counts who misses
+		return n
 	}
+	h.api.until(t, 60*time.Second, func() bool { return short() == 0 }, func() string {
+		return fmt.Sprintf("%d players still miss notifications after 60s", short())
+	})
 	h.awaitOutboxIdle()
 	dups := 0
 	for u := int64(1); u <= players; u++ {

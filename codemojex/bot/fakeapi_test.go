@@ -41,10 +41,11 @@ type fakeAPI struct {
 	nextMsg int64
 	nextUpd int64
 	wake    chan struct{}
+	called  chan struct{} // closed at each call recorded, then made anew
 }
 
 func newFakeAPI(t *testing.T) *fakeAPI {
-	f := &fakeAPI{fail: map[string][]int{}, nextMsg: 100, wake: make(chan struct{}, 1)}
+	f := &fakeAPI{fail: map[string][]int{}, nextMsg: 100, wake: make(chan struct{}, 1), called: make(chan struct{})}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -79,6 +80,32 @@ func (f *fakeAPI) recorded(method string) []call {
 		}
 	}
 	return out
+}
+
+// nextCall returns a channel closed when the server records its next call.
+func (f *fakeAPI) nextCall() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.called
+}
+
+// until waits until cond holds, looking again at each call the server
+// records; when cond does not hold within d, it fails t with failure().
+func (f *fakeAPI) until(t *testing.T, d time.Duration, cond func() bool, failure func() string) {
+	t.Helper()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		next := f.nextCall() // before cond: a call made while cond runs is not missed
+		if cond() {
+			return
+		}
+		select {
+		case <-next:
+		case <-timer.C:
+			t.Fatal(failure())
+		}
+	}
 }
 
 // to returns the calls of method to chat whose text holds substr.
@@ -130,6 +157,8 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls = append(f.calls, call{Method: method, Params: p, At: time.Now()})
 	idx := len(f.calls) - 1
+	close(f.called)
+	f.called = make(chan struct{})
 	if st := f.fail[method]; len(st) > 0 {
 		f.fail[method] = st[1:]
 		f.mu.Unlock()
@@ -192,23 +221,26 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // await blocks until a call of method to chat whose text holds substr
-// has been made, and returns the latest such call (the test's deadline
-// bounds the wait).
+// has been made, and returns the latest such call; after 30s it fails the
+// test, showing the calls of method that were made.
 func (f *fakeAPI) await(t *testing.T, method string, chat int64, substr string) call {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if cs := f.to(method, chat, substr); len(cs) > 0 {
-			return cs[len(cs)-1]
+	var last call
+	f.until(t, 30*time.Second, func() bool {
+		cs := f.to(method, chat, substr)
+		if len(cs) == 0 {
+			return false
 		}
-		time.Sleep(5 * time.Millisecond) // sleep: poll of a bounded wait whose failure shows what was sent
-	}
-	var seen []string
-	for _, c := range f.recorded(method) {
-		seen = append(seen, itoa(c.Chat())+": "+c.Text())
-	}
-	t.Fatalf("no %s to chat %d holding %q after 30s; saw:\n%s", method, chat, substr, strings.Join(seen, "\n"))
-	return call{}
+		last = cs[len(cs)-1]
+		return true
+	}, func() string {
+		var seen []string
+		for _, c := range f.recorded(method) {
+			seen = append(seen, itoa(c.Chat())+": "+c.Text())
+		}
+		return fmt.Sprintf("no %s to chat %d holding %q after 30s; saw:\n%s", method, chat, substr, strings.Join(seen, "\n"))
+	})
+	return last
 }
 
 // waitPoll blocks until a getUpdates acknowledged updates before offset.
