@@ -67,7 +67,7 @@ func testFiles() ([]string, error) {
 		return nil, fmt.Errorf("git ls-files: %w", err)
 	}
 	var files []string
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for l := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
 		if l != "" {
 			files = append(files, l)
 		}
