@@ -14,7 +14,7 @@
 //	// URL: embedded.Or(os.Getenv("EMQ_URL")))
 //	defer client.Close()
 //	scored := client.Stream("cm", "guess-scored") // bad names fail here, before any I/O
-//	id, err := scored.Append(ctx, echomq.F("game", game, "player", player, "points", "480"))
+//	id, err := scored.Append(ctx, echomq.F("game", game, "player", player, "points", "480"), nil)
 //
 // # Ids
 //
@@ -67,8 +67,8 @@
 // # Services
 //
 // The long-running components — [Consumer], [SetConsumer], lanes.Worker,
-// projection.Live, archive.Archiver and retention.Driver — keep one
-// contract:
+// projection.Live, archive.Archiver, retention.Driver and partition.Member —
+// keep one contract:
 //
 //   - Run(ctx) runs on the caller's goroutine until ctx ends or Stop is
 //     called, then stops gracefully and returns nil; a permanent error ends
@@ -81,9 +81,11 @@
 //   - Stopped() is closed once the run has ended (already closed before the
 //     first run).
 //
-// All six are built on one service base and ride out an engine's outages
-// on one retry engine (logged once each way, backoff from 100ms to 2s), as
-// do [Stream.Follow] and [SetFollower.Follow]. [Consumer] and [SetConsumer]
+// All seven are built on one service base. All but partition.Member ride
+// out an engine's outages on one retry engine (logged once each way,
+// backoff from 100ms to 2s), as do [Stream.Follow] and [SetFollower.Follow];
+// a partition member logs an outage once each way too, and retries at its
+// beat, stopping a partition before a lease it could not renew may lapse. [Consumer] and [SetConsumer]
 // are two fronts over one consumer engine: the handler call and its panic
 // recovery, retries ([RetryAfter]), dead letters after MaxDeliveries,
 // reclaims, batched acknowledgements, stats and hooks are the same code;

@@ -95,7 +95,7 @@ func (s *Stream) scriptOn(ctx context.Context, conn *wire.Conn, durable bool, mo
 
 // contended is the lean append of plain records (no idempotency key, no
 // expected top) on a stream marked hot: one small script reads the top,
-// takes the engine's next ids above it (node node 1023, from the queue's
+// takes the engine's next ids above it (node 1023, from the queue's
 // engine id cell) and writes them with their receipts; the proposals in ids
 // are not sent. It
 // reports done=false, having written nothing, when the script hands the

@@ -132,8 +132,12 @@
 //
 // Tables (each record "emq:{q}:rec:<table>:<key>" with its index set
 // "emq:{q}:rec:<table>"): rooms, games, members ("<GAM>.<PLR>"), guesses,
-// cursors (the sweep's place in the ledger), players, identities ("<provider>.<subject>"), sessions (the
-// SHA-256 of a token) and wallets. Streams: the event streams above and
-// ledger; the tagged events are also in the queue's dcb index. The guess queue is a lanes queue named by the queue, one lane per
-// player. docs/codemojex.md has the whole list.
+// cursors (the sweep's places in the ledger and in guess-accepted),
+// players, identities ("<provider>.<subject>"), sessions (the SHA-256 of a
+// token), wallets, op-revoked (signed-out operator sessions) and, in a
+// sharded game, holds, voids and prizes (a player's wallet writes for
+// another shard's rooms). Streams: the event streams above and ledger; the
+// tagged events are also in the queue's dcb index. The guess queue is a
+// lanes queue named by the queue, one lane per player. docs/codemojex.md
+// has the whole list.
 package codemojex

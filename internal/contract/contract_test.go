@@ -14,6 +14,7 @@ import (
 	"github.com/echomq/echomq/archive/fsstore"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/lanes"
+	"github.com/echomq/echomq/partition"
 	"github.com/echomq/echomq/projection"
 	"github.com/echomq/echomq/retention"
 )
@@ -78,6 +79,17 @@ func TestServiceContract(t *testing.T) {
 			})
 			require.NoError(t, err)
 			return a
+		}},
+		{"partition.Member", true, func(t *testing.T, c *echomq.Client, q string) service {
+			ps, err := partition.Create(context.Background(), c, q, "p", 2)
+			require.NoError(t, err)
+			m, err := ps.Member(&partition.MemberConfig{
+				Group: "g", Start: echomq.StartHead, Logger: quiet,
+				Handle:   func(context.Context, echomq.Delivery) error { return nil },
+				Consumer: &echomq.ConsumerConfig{Logger: quiet},
+			})
+			require.NoError(t, err)
+			return m
 		}},
 		{"retention.Driver", true, func(t *testing.T, c *echomq.Client, q string) service {
 			d, err := retention.New(c, &retention.Config{

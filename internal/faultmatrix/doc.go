@@ -1,7 +1,7 @@
 // Package faultmatrix holds the fault matrix of EchoMQ's long-running
 // components, and nothing else: its tests run every component (consumer,
-// lanes worker, follower, live and cached projections, archiver, retention
-// driver, node lease, plain reads) against every fault of the harness in
+// set consumer, lanes worker, stream and set followers, live and cached
+// projections, archiver, retention driver, node lease, plain reads) against every fault of the harness in
 // ./echomqtest (engine restarts, a paused engine, a partition, added
 // latency), each cell on an engine and a proxy of its own, and record
 // whether it recovered, how fast, what it lost or repeated and whether it

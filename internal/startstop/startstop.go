@@ -1,7 +1,7 @@
 // Package startstop is the base of EchoMQ's long-running services (the
 // consumer, the set consumer, the lanes worker, the live projection, the
-// archiver, the retention driver): one contract for starting, stopping and
-// refusing a second run.
+// archiver, the retention driver, the partition member): one contract for
+// starting, stopping and refusing a second run.
 //
 // # State model
 //
