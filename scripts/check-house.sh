@@ -13,6 +13,9 @@
 # subject (an engine kept paused for a while, a writer that runs for N
 # seconds). A test waiting for something to happen waits on the event
 # instead: echomqtest.Recv, echomqtest.WaitFor, a hook, or testing/synctest.
+# And every channel receive in a test is bounded (scripts/waitcheck): a test
+# whose event never comes fails naming it instead of hanging until the
+# binary's timeout.
 #
 #   scripts/check-house.sh
 set -euo pipefail
@@ -30,6 +33,7 @@ if [ -n "$sleeps" ]; then
 	exit 1
 fi
 echo "sleeps in tests: every one says why"
+(cd "$root" && go run ./scripts/waitcheck -strict)
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

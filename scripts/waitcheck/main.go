@@ -101,6 +101,11 @@ func (r *report) file(path string) error {
 	if err != nil {
 		return err
 	}
+	return r.source(path, src)
+}
+
+// source examines the text of one test file.
+func (r *report) source(path string, src []byte) error {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
 	if err != nil {
