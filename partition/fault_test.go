@@ -81,7 +81,10 @@ func TestMemberCutOff(t *testing.T) {
 	sp, err := partition.Open(ctx, viaProxy, q, "orders")
 	require.NoError(t, err)
 	rec := &recorder{}
-	a, err := sp.Member(rec.config("a"))
+	logs := &echomqtest.Logs{}
+	ca := rec.config("a")
+	ca.Logger = logs.Logger()
+	a, err := sp.Member(ca)
 	require.NoError(t, err)
 	b, err := s.Member(rec.config("b"))
 	require.NoError(t, err)
@@ -125,6 +128,12 @@ func TestMemberCutOff(t *testing.T) {
 	stop()
 	wg.Wait()
 	dups, handoffs := checkHandled(t, rec.all(), n, keys)
-	t.Logf("b held all partitions %v after a was cut off (LeaseTTL 1s + Beat 50ms); %d duplicates, %d hand-offs", took, dups, handoffs)
+	// The cut-off member logs the outage and its end as every long-running
+	// component does (docs/faults.md): once each, however many beats fail.
+	down, up := logs.Count("echomq: partition member: engine unavailable; retrying"), logs.Count("echomq: partition member: engine back")
+	require.GreaterOrEqual(t, down, 1, "%q", logs.Messages())
+	require.Equal(t, down, up, "every outage logged its end: %q", logs.Messages())
+	require.Zero(t, logs.Count("echomq: partition member: beat refused; retrying"), "%q", logs.Messages())
+	t.Logf("b held all partitions %v after a was cut off (LeaseTTL 1s + Beat 50ms); %d duplicates, %d hand-offs; a logged %d outages", took, dups, handoffs, down)
 	require.Less(t, took, 5*time.Second)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/internal/clientconn"
 	"github.com/echomq/echomq/internal/keyspace"
+	"github.com/echomq/echomq/internal/outage"
 	"github.com/echomq/echomq/internal/startstop"
 	"github.com/echomq/echomq/internal/wire"
 )
@@ -49,8 +50,9 @@ type Member struct {
 	members []string
 	owners  map[int]string // partition → holder id, at the last beat
 	slots   map[int]*slot
-	give    map[int]bool // stopped partitions whose leases are to be given back
-	down    bool         // the last beat failed
+	give    map[int]bool  // stopped partitions whose leases are to be given back
+	watch   *outage.Watch // the engine's outages, as every long-running component logs them
+	refused bool          // the last beat failed with a permanent error (logged once)
 	wg      sync.WaitGroup
 }
 
@@ -86,6 +88,7 @@ func (s *Stream) Member(cfg *MemberConfig) (*Member, error) {
 		margin:     r.LeaseTTL/10 + grace(r) + consumerBeat(r), grace: grace(r), t0: time.Now(), wake: make(chan struct{}, 1),
 		slots: map[int]*slot{}, give: map[int]bool{},
 	}
+	m.watch = outage.New(r.Logger, "echomq: partition member", "group", r.Group, "member", m.id)
 	if m.margin > r.LeaseTTL/2 {
 		return nil, &echomq.ArgumentError{Name: "lease ttl", Reason: "must be at least 2 × (LeaseTTL/10 + the consumers' Grace + Beat): a member stops a partition's consumer that long before its lease could lapse"}
 	}
@@ -185,16 +188,16 @@ func (m *Member) beat(ctx context.Context) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err != nil {
-		if !m.down && ctx.Err() == nil {
-			m.cfg.Logger.Warn("partition: member: beat failed; retrying", "group", m.cfg.Group, "member", m.id, "err", err)
+		// The beat is retried at the member's own pace, not on a backoff:
+		// its leases bound how long it may wait.
+		if ctx.Err() == nil && !m.watch.Failed("beat", err) && !outage.Transient(err) && !m.refused {
+			m.cfg.Logger.Error("echomq: partition member: beat refused; retrying", "group", m.cfg.Group, "member", m.id, "err", err)
+			m.refused = true
 		}
-		m.down = true
 		return
 	}
-	if m.down {
-		m.cfg.Logger.Info("partition: member: engine back", "group", m.cfg.Group, "member", m.id)
-		m.down = false
-	}
+	m.watch.OK()
+	m.refused = false
 	for _, k := range give {
 		delete(m.give, k)
 	}
@@ -349,14 +352,14 @@ func (m *Member) start(ctx context.Context, k int, tok int64, sent time.Duration
 			m.mu.Unlock()
 		}()
 		if err := m.adopt(sctx, p); err != nil && sctx.Err() == nil {
-			m.cfg.Logger.Warn("partition: member: moving earlier holders' pending entries failed", "partition", k, "err", err)
+			m.cfg.Logger.Warn("echomq: partition member: moving earlier holders' pending entries failed", "partition", k, "err", err)
 		}
 		cons, err := newConsumer(m.s.c, cfg)
 		if err == nil {
 			err = cons.Run(sctx)
 		}
 		if err != nil {
-			m.cfg.Logger.Error("partition: member: consumer ended", "partition", k, "err", err)
+			m.cfg.Logger.Error("echomq: partition member: consumer ended", "partition", k, "err", err)
 			cancel()
 		}
 	})
@@ -443,7 +446,7 @@ func (m *Member) leave() {
 	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.LeaseTTL/3)
 	defer cancel()
 	if _, err := m.conn.PartitionBeat(ctx, m.membersKey, m.ownersKey, m.id, 0, m.cfg.LeaseTTL, nil, give); err != nil {
-		m.cfg.Logger.Warn("partition: member: leaving failed; the leases lapse by themselves", "group", m.cfg.Group, "member", m.id, "err", err)
+		m.cfg.Logger.Warn("echomq: partition member: leaving failed; the leases lapse by themselves", "group", m.cfg.Group, "member", m.id, "err", err)
 	}
 }
 
