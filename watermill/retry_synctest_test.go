@@ -3,11 +3,10 @@ package watermill
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/echomq/echomq"
 )
@@ -38,9 +37,8 @@ func TestRetrySchedule(t *testing.T) {
 			}
 			return nil
 		})
-		require.NoError(t, err)
 		// Waits of 10, 20, 40, 80, 160, 320, then 500 (the cap), 500.
-		require.Equal(t, []time.Duration{0, 10 * ms, 30 * ms, 70 * ms, 150 * ms, 310 * ms, 630 * ms, 1130 * ms, 1630 * ms}, at)
+		check(t, "until it succeeds", err, nil, at, []time.Duration{0, 10 * ms, 30 * ms, 70 * ms, 150 * ms, 310 * ms, 630 * ms, 1130 * ms, 1630 * ms})
 
 		at, err = run(t.Context(), func(n int) error {
 			if n < 3 {
@@ -48,15 +46,26 @@ func TestRetrySchedule(t *testing.T) {
 			}
 			return perm
 		})
-		require.ErrorIs(t, err, perm)
-		require.Equal(t, []time.Duration{0, 10 * ms, 30 * ms}, at, "a permanent failure is not retried")
+		check(t, "a permanent failure is not retried", err, perm, at, []time.Duration{0, 10 * ms, 30 * ms})
 
 		ctx, cancel := context.WithTimeout(t.Context(), 100*ms)
 		defer cancel()
 		start := time.Now()
 		at, err = run(ctx, func(int) error { return down })
-		require.ErrorIs(t, err, down, "the last failure, not the context's error")
-		require.Equal(t, []time.Duration{0, 10 * ms, 30 * ms, 70 * ms}, at)
-		require.Equal(t, 100*ms, time.Since(start), "retry returns when its context ends")
+		check(t, "the context ends: the last failure, not the context's error", err, down, at, []time.Duration{0, 10 * ms, 30 * ms, 70 * ms})
+		if d := time.Since(start); d != 100*ms {
+			t.Errorf("retry returned %v after the start, want 100ms: when its context ends", d)
+		}
 	})
+}
+
+// check compares retry's error and attempt times with the wanted ones.
+func check(t *testing.T, what string, err, wantErr error, at, want []time.Duration) {
+	t.Helper()
+	if !errors.Is(err, wantErr) || (wantErr == nil) != (err == nil) {
+		t.Errorf("%s: err = %v, want %v", what, err, wantErr)
+	}
+	if !slices.Equal(at, want) {
+		t.Errorf("%s: attempts at %v, want %v", what, at, want)
+	}
 }
