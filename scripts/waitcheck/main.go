@@ -1,6 +1,7 @@
 // Command waitcheck reports how the workspace's tests wait: every
-// time.Sleep, every use of testing/synctest, and every channel receive in a
-// _test.go file that nothing bounds, so that a test that waits for an event
+// time.Sleep (those on a synctest bubble's fake clock counted apart: they
+// pass at once), every use of testing/synctest, and every channel receive
+// in a _test.go file that nothing bounds, so that a test that waits for an event
 // which never comes fails naming it instead of hanging until the binary's
 // timeout.
 //
@@ -81,13 +82,16 @@ type report struct {
 	sleeps     int
 	sleepFiles int
 	synctest   int // synctest.Test calls
-	receives   int // channel receives in all
-	unbounded  []string
+	// bubbleSleeps are time.Sleep calls in a synctest bubble: they advance
+	// the bubble's fake clock at once, not a wait on real time.
+	bubbleSleeps int
+	receives     int // channel receives in all
+	unbounded    []string
 }
 
 func (r *report) print(w *os.File) {
 	fmt.Fprintf(w, "test files:           %d\n", r.files)
-	fmt.Fprintf(w, "time.Sleep in tests:  %d in %d files\n", r.sleeps, r.sleepFiles)
+	fmt.Fprintf(w, "time.Sleep in tests:  %d in %d files (and %d on synctest bubbles' clocks)\n", r.sleeps, r.sleepFiles, r.bubbleSleeps)
 	fmt.Fprintf(w, "synctest.Test calls:  %d\n", r.synctest)
 	fmt.Fprintf(w, "channel receives:     %d, unbounded: %d\n", r.receives, len(r.unbounded))
 	for _, u := range r.unbounded {
@@ -137,7 +141,11 @@ func (r *report) source(path string, src []byte) error {
 		case *ast.CallExpr:
 			switch selector(n.Fun) {
 			case "time.Sleep":
-				sleeps++
+				if inBubble(stack, bubbles) {
+					r.bubbleSleeps++
+				} else {
+					sleeps++
+				}
 			case "synctest.Test":
 				r.synctest++
 			}
@@ -171,6 +179,7 @@ func bounded(stack []ast.Node, said map[int]bool, bubbles map[string]bool, line 
 		return true
 	}
 	recv := stack[len(stack)-1]
+outer:
 	for i := len(stack) - 2; i >= 0; i-- {
 		switch p := stack[i].(type) {
 		case *ast.CommClause:
@@ -187,6 +196,19 @@ func bounded(stack []ast.Node, said map[int]bool, bubbles map[string]bool, line 
 			// A goroutine's own wait: it does not hold the test up; goleak
 			// reports it when it outlives the test.
 			return true
+		case *ast.FuncDecl:
+			break outer
+		}
+	}
+	return inBubble(stack, bubbles)
+}
+
+// inBubble says whether the node at the top of stack runs in a synctest
+// bubble: inside the function given to synctest.Test, or one given to it
+// by name.
+func inBubble(stack []ast.Node, bubbles map[string]bool) bool {
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch p := stack[i].(type) {
 		case *ast.CallExpr:
 			if selector(p.Fun) == "synctest.Test" {
 				return true
