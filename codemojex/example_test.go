@@ -148,7 +148,7 @@ func ExampleNewShards() {
 		panic(err)
 	}
 	defer client.Close()
-	s, err := codemojex.NewShards(ctx, client, codemojex.Config{Queue: "shardex"}, 3)
+	s, err := codemojex.NewShards(ctx, client, &codemojex.Config{Queue: "shardex"}, 3)
 	if err != nil {
 		panic(err)
 	}
@@ -169,7 +169,7 @@ func ExampleNewShards() {
 		panic(err)
 	}
 	fmt.Println(len(rooms), "rooms")
-	_, err = codemojex.NewShards(ctx, client, codemojex.Config{Queue: "shardex"}, 2)
+	_, err = codemojex.NewShards(ctx, client, &codemojex.Config{Queue: "shardex"}, 2)
 	fmt.Println(errors.Is(err, partition.ErrMismatch))
 	// Output:
 	// 0 shardex.emq-p0of3-0

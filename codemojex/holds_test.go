@@ -26,7 +26,7 @@ const acrossKeys = 50
 func newAcross(t *testing.T, spec RoomSpec) *across {
 	t.Helper()
 	clk := &clock{t: time.Now()}
-	s, err := NewShards(ctx, connect(t, echomqtest.Shared(t).URL()), Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet}, 2)
+	s, err := NewShards(ctx, connect(t, echomqtest.Shared(t).URL()), &Config{Queue: echomqtest.Queue(t), Clock: clk.now, Logger: quiet}, 2)
 	require.NoError(t, err)
 	p, _, err := s.SignIn(ctx, Identity{Provider: "dev", Subject: "far-" + t.Name()})
 	require.NoError(t, err)

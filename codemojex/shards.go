@@ -67,10 +67,15 @@ func RoomShard(room string, n int) int { return partition.Route(room, n) }
 // NewShards records n on the engine (refusing, with a
 // [*partition.MismatchError] and nothing written, a base queue recorded
 // with another count) and returns the game's n engines, each configured by
-// cfg but for its queue. With n = 1 the one engine is [New](client, cfg)
-// exactly.
-func NewShards(ctx context.Context, client *echomq.Client, cfg Config, n int) (*Shards, error) {
-	base := cmp.Or(cfg.Queue, "cm")
+// cfg but for its queue. A nil cfg is an empty [Config], as for [New]: the
+// documented defaults, base queue "cm". NewShards copies cfg and keeps no
+// pointer to it. With n = 1 the one engine is [New](client, cfg) exactly.
+func NewShards(ctx context.Context, client *echomq.Client, cfg *Config, n int) (*Shards, error) {
+	var conf Config
+	if cfg != nil {
+		conf = *cfg
+	}
+	base := cmp.Or(conf.Queue, "cm")
 	if n < 1 || n > MaxShards {
 		return nil, badArg("shards", fmt.Sprintf("must lie in [1, %d]", MaxShards))
 	}
@@ -84,7 +89,7 @@ func NewShards(ctx context.Context, client *echomq.Client, cfg Config, n int) (*
 	}
 	s := &Shards{base: base}
 	for _, q := range queues {
-		c := cfg
+		c := conf
 		c.Queue = q
 		e, err := New(client, &c)
 		if err != nil {

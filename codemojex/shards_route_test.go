@@ -20,7 +20,7 @@ func TestShardsRouting(t *testing.T) {
 	c := connect(t, echomqtest.Shared(t).URL())
 	q := echomqtest.Queue(t)
 	const n = 3
-	s, err := NewShards(ctx, c, Config{Queue: q, Logger: quiet, StarterKeys: 5}, n)
+	s, err := NewShards(ctx, c, &Config{Queue: q, Logger: quiet, StarterKeys: 5}, n)
 	require.NoError(t, err)
 
 	rooms := make([]Room, n)
@@ -54,7 +54,7 @@ func TestShardsRouting(t *testing.T) {
 		require.Equal(t, p.ID, got.ID)
 
 		// Another process (no memory of the player) finds its home.
-		s2, err := NewShards(ctx, c, Config{Queue: q, Logger: quiet}, n)
+		s2, err := NewShards(ctx, c, &Config{Queue: q, Logger: quiet}, n)
 		require.NoError(t, err)
 		home, err := s2.Home(ctx, p.ID)
 		require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestShardsRouting(t *testing.T) {
 			j, err := s2.Join(ctx, p.ID, r.ID)
 			require.NoError(t, err)
 			// A third process finds the game in its shard.
-			s3, err := NewShards(ctx, c, Config{Queue: q, Logger: quiet}, n)
+			s3, err := NewShards(ctx, c, &Config{Queue: q, Logger: quiet}, n)
 			require.NoError(t, err)
 			e, err := s3.ForGame(ctx, j.Game)
 			require.NoError(t, err)

@@ -63,24 +63,24 @@ func TestNewShardsRecordsCount(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomqtest.Shared(t).URL())
 	q := echomqtest.Queue(t)
-	s, err := NewShards(ctx, c, Config{Queue: q, Logger: quiet}, 3)
+	s, err := NewShards(ctx, c, &Config{Queue: q, Logger: quiet}, 3)
 	require.NoError(t, err)
 	require.Equal(t, 3, s.Len())
 	require.Equal(t, q, s.Base())
-	_, err = NewShards(ctx, c, Config{Queue: q, Logger: quiet}, 3)
+	_, err = NewShards(ctx, c, &Config{Queue: q, Logger: quiet}, 3)
 	require.NoError(t, err, "the same count again")
-	_, err = NewShards(ctx, c, Config{Queue: q, Logger: quiet}, 2)
+	_, err = NewShards(ctx, c, &Config{Queue: q, Logger: quiet}, 2)
 	require.ErrorIs(t, err, partition.ErrMismatch)
 	var me *partition.MismatchError
 	require.ErrorAs(t, err, &me)
 	require.Equal(t, []int{3}, me.Have)
 
-	one, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, 1)
+	one, err := NewShards(ctx, c, &Config{Queue: echomqtest.Queue(t), Logger: quiet}, 1)
 	require.NoError(t, err)
 	require.Equal(t, one.Base(), one.Shard(0).Queue(), "one shard is today's queue")
 
 	for _, n := range []int{0, -1, MaxShards + 1} {
-		_, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, n)
+		_, err := NewShards(ctx, c, &Config{Queue: echomqtest.Queue(t), Logger: quiet}, n)
 		require.ErrorIs(t, err, echomq.ErrInvalidArgument, "%d shards", n)
 	}
 }
@@ -89,7 +89,7 @@ func TestNewShardsRecordsCount(t *testing.T) {
 func TestShardsRooms(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomqtest.Shared(t).URL())
-	s, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
+	s, err := NewShards(ctx, c, &Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
 	require.NoError(t, err)
 	var ids []string
 	used := map[int]bool{}
@@ -178,7 +178,7 @@ func playSharded(t *testing.T, url string, rounds int, mid func(*Shards)) {
 	t.Helper()
 	c := connect(t, url)
 	const n, players = 3, 6
-	s, err := NewShards(ctx, c, Config{Queue: "cmshard", Logger: quiet}, n)
+	s, err := NewShards(ctx, c, &Config{Queue: "cmshard", Logger: quiet}, n)
 	require.NoError(t, err)
 
 	rooms := make([]Room, n)
@@ -333,7 +333,7 @@ func infoCalls(addr string) (int64, error) {
 func TestShardsWorkersAndSweep(t *testing.T) {
 	t.Parallel()
 	c := connect(t, echomqtest.Shared(t).URL())
-	s, err := NewShards(ctx, c, Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
+	s, err := NewShards(ctx, c, &Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
 	require.NoError(t, err)
 	var rooms []Room
 	for range 6 {

@@ -27,7 +27,7 @@ func TestShardsThroughput(t *testing.T) {
 	cl := echomqtest.StartCluster(t)
 	c := connect(t, cl.URL())
 	for _, n := range []int{1, 3} {
-		s, err := NewShards(ctx, c, Config{Queue: "cmtp" + strconv.Itoa(n), Logger: quiet}, n)
+		s, err := NewShards(ctx, c, &Config{Queue: "cmtp" + strconv.Itoa(n), Logger: quiet}, n)
 		require.NoError(t, err)
 		var rooms []Room
 		used := map[int]bool{}

@@ -31,7 +31,7 @@ func TestShardedAPI(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
 	const n = 3
-	s, err := codemojex.NewShards(ctx, client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet}, n)
+	s, err := codemojex.NewShards(ctx, client, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet}, n)
 	require.NoError(t, err)
 	v, err := views.NewSharded(s, &views.Config{Block: 100 * time.Millisecond})
 	require.NoError(t, err)

@@ -178,7 +178,7 @@ func Serve(ctx context.Context, config *ServeConfig) error {
 	}
 	var sh *codemojex.Shards
 	if cfg.Shards > 1 {
-		sh, err = codemojex.NewShards(ctx, client, ecfg, cfg.Shards)
+		sh, err = codemojex.NewShards(ctx, client, &ecfg, cfg.Shards)
 	} else {
 		var eng *codemojex.Engine
 		if eng, err = codemojex.New(client, &ecfg); err == nil {

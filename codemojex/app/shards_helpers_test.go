@@ -44,7 +44,7 @@ func serveSharded(t *testing.T, cl *echomqtest.Cluster, queue string, shards int
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	s.c = c
-	s.sh, err = codemojex.NewShards(ctx, c, codemojex.Config{Queue: queue, Logger: quiet}, shards)
+	s.sh, err = codemojex.NewShards(ctx, c, &codemojex.Config{Queue: queue, Logger: quiet}, shards)
 	require.NoError(t, err)
 	return s
 }

@@ -25,7 +25,7 @@ func TestShardedBot(t *testing.T) {
 	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	const n = 3
-	s, err := codemojex.NewShards(ctx, client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 10}, n)
+	s, err := codemojex.NewShards(ctx, client, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 10}, n)
 	require.NoError(t, err)
 	rooms := make([]codemojex.Room, n)
 	for k := range n {

@@ -24,7 +24,7 @@ func TestShardedSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	const n = 3
-	s, err := codemojex.NewShards(ctx, c, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 100}, n)
+	s, err := codemojex.NewShards(ctx, c, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet, StarterKeys: 100}, n)
 	require.NoError(t, err)
 	for k := range n {
 		r, err := s.CreateRoomIn(ctx, codemojex.RoomSpec{Name: "Health " + strconv.Itoa(k)}, k)

@@ -24,7 +24,7 @@ func TestShardedViewsFanIn(t *testing.T) {
 	client, err := echomq.Connect(ctx, &echomq.Config{URL: echomqtest.Shared(t).URL(), Notice: io.Discard, Logger: quiet})
 	require.NoError(t, err)
 	defer client.Close()
-	s, err := codemojex.NewShards(ctx, client, codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
+	s, err := codemojex.NewShards(ctx, client, &codemojex.Config{Queue: echomqtest.Queue(t), Logger: quiet}, 3)
 	require.NoError(t, err)
 	v, err := views.NewSharded(s, &views.Config{})
 	require.NoError(t, err)
