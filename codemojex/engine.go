@@ -136,8 +136,10 @@ type hooks struct {
 // known.
 const batchTimeout = 30 * time.Second
 
-// New returns the engine on client. It returns an [*echomq.NameError] for a
-// bad queue name and does no I/O.
+// New returns the engine on client. A nil config is an empty [Config]: the
+// documented defaults, queue "cm"; New copies config and keeps no pointer
+// to it. It returns an [*echomq.NameError] for a bad queue name and does no
+// I/O.
 func New(client *echomq.Client, config *Config) (*Engine, error) {
 	var cfg Config
 	if config != nil {
