@@ -190,7 +190,11 @@ func (m *Member) beat(ctx context.Context) {
 	if err != nil {
 		// The beat is retried at the member's own pace, not on a backoff:
 		// its leases bound how long it may wait.
-		if ctx.Err() == nil && !m.watch.Failed("beat", err) && !outage.Transient(err) && !m.refused {
+		switch {
+		case ctx.Err() != nil: // stopping: not an outage
+		case outage.Transient(err):
+			m.watch.Failed("beat", err)
+		case !m.refused:
 			m.cfg.Logger.Error("echomq: partition member: beat refused; retrying", "group", m.cfg.Group, "member", m.id, "err", err)
 			m.refused = true
 		}
