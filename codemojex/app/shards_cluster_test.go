@@ -18,7 +18,6 @@ import (
 	"github.com/echomq/echomq/codemojex/sim"
 	"github.com/echomq/echomq/echomqtest"
 	"github.com/echomq/echomq/partition"
-	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestServeShardedOnCluster is the acceptance of the sharded game on a
@@ -48,7 +47,7 @@ func TestServeShardedOnCluster(t *testing.T) {
 	queue := "cmsim"
 
 	srv := serveSharded(t, cl, queue, shards, true)
-	ctx, url, c, sh := srv.ctx, srv.url, srv.c, srv.sh
+	ctx, url := srv.ctx, srv.url
 
 	play := func(name string, mid func()) sim.Report {
 		t.Helper()
@@ -127,13 +126,7 @@ func TestServeShardedOnCluster(t *testing.T) {
 
 	play("steady", nil)
 	play("through a failover", func() {
-		slot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", sh.Shard(0).Stream(codemojex.StreamGuessScored).Key())
-		require.NoError(t, err)
-		master, err := cl.MasterOf(int(slot.(int64)))
-		require.NoError(t, err)
-		replica, err := cl.ReplicaOf(master)
-		require.NoError(t, err)
-		require.NotNil(t, replica)
+		master, replica := srv.shardPair(t, cl, 0)
 		t0 := time.Now()
 		cl.Failover(t, replica)
 		t.Logf("failed over %s to %s in %v", master.Addr(), replica.Addr(), time.Since(t0).Round(100*time.Millisecond))

@@ -11,6 +11,7 @@ import (
 	"github.com/echomq/echomq"
 	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/echomqtest"
+	"github.com/echomq/echomq/rawcmd"
 )
 
 // shardedServe is serve --shards on a cluster, as the sharded tests run it.
@@ -57,6 +58,20 @@ func (s *shardedServe) running(t *testing.T, what string) {
 		t.Fatalf("%s: serve exited: %v", what, err)
 	default:
 	}
+}
+
+// shardPair returns the master serving shard i's slot (that of its
+// guess-scored stream) on cl, and the master's replica.
+func (s *shardedServe) shardPair(t *testing.T, cl *echomqtest.Cluster, i int) (master, replica *echomqtest.Server) {
+	t.Helper()
+	slot, err := rawcmd.Do(s.ctx, s.c, "CLUSTER", "KEYSLOT", s.sh.Shard(i).Stream(codemojex.StreamGuessScored).Key())
+	require.NoError(t, err)
+	master, err = cl.MasterOf(int(slot.(int64)))
+	require.NoError(t, err)
+	replica, err = cl.ReplicaOf(master)
+	require.NoError(t, err)
+	require.NotNil(t, replica)
+	return master, replica
 }
 
 // stop stops serve and waits for it to return without an error.

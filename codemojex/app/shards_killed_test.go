@@ -6,10 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/echomq/echomq/codemojex"
 	"github.com/echomq/echomq/codemojex/sim"
 	"github.com/echomq/echomq/echomqtest"
-	"github.com/echomq/echomq/rawcmd"
 )
 
 // TestServeShardedKilledMaster: serve --shards 3 on a cluster of 3
@@ -39,17 +37,11 @@ func TestServeShardedKilledMaster(t *testing.T) {
 	queue := "cmkill"
 
 	srv := serveSharded(t, cl, queue, shards, false)
-	ctx, c, sh := srv.ctx, srv.c, srv.sh
+	ctx := srv.ctx
 
 	const guesses = 9
 	trigger := &halfway{at: int64(players * guesses / 4), fire: func() {
-		slot, err := rawcmd.Do(ctx, c, "CLUSTER", "KEYSLOT", sh.Shard(0).Stream(codemojex.StreamGuessScored).Key())
-		require.NoError(t, err)
-		master, err := cl.MasterOf(int(slot.(int64)))
-		require.NoError(t, err)
-		replica, err := cl.ReplicaOf(master)
-		require.NoError(t, err)
-		require.NotNil(t, replica)
+		master, replica := srv.shardPair(t, cl, 0)
 		t0 := time.Now()
 		require.NoError(t, master.Kill())
 		cl.WaitPromoted(t, replica)
