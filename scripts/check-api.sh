@@ -3,7 +3,10 @@
 # committed golden, api/<module>.txt (see scripts/apilist): every exported
 # constant, variable, function, type, field, method and interface method,
 # with its signature. A difference fails with the diff, so a change to the
-# public API is always a visible, reviewed change of api/.
+# public API is always a visible, reviewed change of api/. The root
+# package, the one most users import, also keeps to at most MAX_ROOT_NAMES
+# exported identifiers (fields not counted): what does not belong to it
+# lives in the feature packages.
 #
 #   scripts/check-api.sh            # compare (make api-check)
 #   scripts/check-api.sh -update    # rewrite api/ (make api)
@@ -31,3 +34,10 @@ if ! (cd "$tmp" && diff -ru "$root/api" api) >"$tmp/diff"; then
 	exit 1
 fi
 echo "check-api: the public API of $(ls api | wc -l) modules matches api/"
+MAX_ROOT_NAMES=${MAX_ROOT_NAMES:-380}
+names="$(go run ./scripts/apilist -count github.com/echomq/echomq | awk '$1 == "total" {print $2}')"
+if [ "$names" -gt "$MAX_ROOT_NAMES" ]; then
+	echo "check-api: the root package exports $names identifiers, more than $MAX_ROOT_NAMES" >&2
+	exit 1
+fi
+echo "check-api: the root package exports $names identifiers (at most $MAX_ROOT_NAMES)"

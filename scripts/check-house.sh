@@ -13,7 +13,8 @@
 # subject (an engine kept paused for a while, a writer that runs for N
 # seconds). A test waiting for something to happen waits on the event
 # instead: echomqtest.Recv, echomqtest.WaitFor, a hook, or testing/synctest.
-# And every channel receive in a test is bounded (scripts/waitcheck): a test
+# Every Lua script is a file of internal/wire/lua. And every channel
+# receive in a test is bounded (scripts/waitcheck): a test
 # whose event never comes fails naming it instead of hanging until the
 # binary's timeout.
 #
@@ -34,6 +35,14 @@ if [ -n "$sleeps" ]; then
 fi
 echo "sleeps in tests: every one says why"
 (cd "$root" && go run ./scripts/waitcheck -strict)
+
+# Every Lua script lives in internal/wire/lua/*.lua: none is written into Go.
+if inline="$(cd "$root" && git ls-files -co --exclude-standard -- '*.go' | xargs grep -l 'redis\.call' || true)" && [ -n "$inline" ]; then
+	echo "FAIL: Lua written into Go (move it to internal/wire/lua/*.lua):" >&2
+	printf '%s\n' "$inline" >&2
+	exit 1
+fi
+echo "Lua: every script in internal/wire/lua"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
