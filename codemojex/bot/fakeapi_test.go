@@ -155,11 +155,18 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	_, method, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/bot"), "/")
 	p := params(r)
 	f.mu.Lock()
-	f.calls = append(f.calls, call{Method: method, Params: p, At: time.Now()})
-	idx := len(f.calls) - 1
+	c := call{Method: method, Params: p, At: time.Now()}
+	st := f.fail[method]
+	if len(st) == 0 && method == "sendMessage" {
+		// The message's id is part of the record before anyone waiting on
+		// the call wakes: a test that finds the call can press its keyboard.
+		f.nextMsg++
+		c.MsgID = f.nextMsg
+	}
+	f.calls = append(f.calls, c)
 	close(f.called)
 	f.called = make(chan struct{})
-	if st := f.fail[method]; len(st) > 0 {
+	if len(st) > 0 {
 		f.fail[method] = st[1:]
 		f.mu.Unlock()
 		ans := map[string]any{"ok": false, "error_code": st[0], "description": http.StatusText(st[0])}
@@ -199,13 +206,8 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case "sendMessage":
-		f.mu.Lock()
-		f.nextMsg++
-		id := f.nextMsg
-		f.calls[idx].MsgID = id
-		f.mu.Unlock()
 		write(w, 200, map[string]any{"ok": true, "result": map[string]any{
-			"message_id": id, "date": 1,
+			"message_id": c.MsgID, "date": 1,
 			"chat": map[string]any{"id": p["chat_id"], "type": "private"}, "text": p["text"],
 		}})
 	case "editMessageText":

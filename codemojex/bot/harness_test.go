@@ -188,6 +188,7 @@ func (h *harness) secret(game string) []string {
 func (h *harness) keyboard(u int64) call {
 	h.t.Helper()
 	kb := h.api.await(h.t, "sendMessage", u, "(0/6)")
+	require.NotZero(h.t, kb.MsgID, "a sent keyboard has its message id")
 	require.Eventually(h.t, func() bool {
 		raw, ok, err := tables.New(h.client, h.bot.Config().Queue, "compose").Get(context.Background(), itoa(u))
 		require.NoError(h.t, err)
