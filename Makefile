@@ -69,8 +69,6 @@ versitygw: ## Ensure versitygw (the S3-compatible server the archive/s3store tes
 .PHONY: test
 test: deps ## Run every module's tests with the race detector on Redis 7.0, then again on Valkey 8.0.
 	$(GO) test -race -count=1 $(PKGS)
-	@# Watermill's suite races in its own engine-restart scenario, so that one runs without -race.
-	$(GO) test -count=1 -run 'TestPubSub' github.com/echomq/echomq/watermill
 	@$(MAKE) --no-print-directory test/valkey-pass
 
 .PHONY: test/valkey
@@ -85,12 +83,11 @@ test/valkey-pass:
 	echo "== Valkey pass: $$(valkey-server --version)"; \
 	start=$$(date +%s); \
 	EMQ_ENGINE=valkey $(GO) test -race -count=1 $(VALKEY_PKGS); \
-	EMQ_ENGINE=valkey $(GO) test -count=1 -run 'TestPubSub' github.com/echomq/echomq/watermill; \
 	echo "== Valkey pass: $$(( $$(date +%s) - start )) s"
 
 .PHONY: test/watermill
-test/watermill: redis-server ## Test the Watermill adapter (its own module): -race, then the engine-restart scenario.
-	cd watermill && $(GO) test -race -count=1 ./... && $(GO) test -count=1 -run 'TestPubSub' ./...
+test/watermill: redis-server ## Test the Watermill adapter (its own module) with -race: Watermill's suite and the engine-restart scenario.
+	cd watermill && $(GO) test -race -count=1 ./...
 
 .PHONY: faults
 faults: redis-server ## Run the full fault matrix (every component under every fault, a few minutes); the table goes to artifacts/faults.md (see docs/faults.md).

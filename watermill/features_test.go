@@ -33,7 +33,7 @@ func TestFeaturesDocumented(t *testing.T) {
 		documented[name] = strings.TrimSuffix(strings.TrimSpace(value), ",")
 		order = append(order, name)
 	}
-	f := reflect.ValueOf(suiteFeatures([]string{"restart-command"}))
+	f := reflect.ValueOf(suiteFeatures())
 	typ := f.Type()
 	if len(order) != typ.NumField() {
 		t.Errorf("the docs list %d fields, tests.Features has %d", len(order), typ.NumField())

@@ -32,8 +32,8 @@ func TestMain(m *testing.M) {
 	echomqtest.MainWithLeakCheck(m,
 		// Goroutines of the suite itself that never end: the multiplied
 		// subscriber forwards into a channel nobody reads once a test has
-		// what it needs, and TestReconnect never closes the channel its
-		// collector ranges over.
+		// what it needs, and the original TestReconnect (run by the stress
+		// test) never closes the channel its collector ranges over.
 		goleak.IgnoreAnyFunction("github.com/ThreeDotsLabs/watermill/pubsub/tests.TestReconnect.func2"),
 		// valkey-go's cluster client sleeps out a topology refresh after
 		// Close (the root package's tests ignore it too).

@@ -1,4 +1,4 @@
-//go:build !race
+//go:build stress && !race
 
 package watermill_test
 

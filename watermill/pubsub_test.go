@@ -1,7 +1,6 @@
 package watermill_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -16,14 +15,14 @@ import (
 // suiteFeatures are the features we claim in Watermill's universal test
 // suite; TestFeaturesDocumented checks that docs/watermill.md lists exactly
 // these.
-func suiteFeatures(restart []string) tests.Features {
+func suiteFeatures() tests.Features {
 	return tests.Features{
 		ConsumerGroups:                      true,
 		ExactlyOnceDelivery:                 false,
 		GuaranteedOrder:                     true,
 		GuaranteedOrderWithSingleSubscriber: false,
 		Persistent:                          true,
-		RestartServiceCommand:               restart,
+		RestartServiceCommand:               nil, // TestReconnect runs the scenario (reconnect_test.go)
 		RequireSingleInstance:               false,
 		NewSubscriberReceivesOldMessages:    true,
 		GenerateTopicFunc:                   familyTopic,
@@ -80,12 +79,6 @@ func (e *suiteEnv) pubSub(t *testing.T, group string) (message.Publisher, messag
 	// closes its multiplied subscriber before it subscribes); Close is
 	// idempotent, so every pub/sub is closed at the end of its test.
 	t.Cleanup(func() { _ = pub.Close(); _ = sub.Close() })
-	if strings.Contains(t.Name(), "/TestReconnect/") {
-		g := newPublishGate() // see gate_test.go
-		gs := newGatedSubscriber(sub, g)
-		t.Cleanup(func() { _ = gs.Close() })
-		return gatedPublisher{pub, g}, gs
-	}
 	return pub, sub
 }
 
@@ -95,16 +88,9 @@ func runSuite(t *testing.T, plain func(e *suiteEnv) tests.PubSubConstructor) {
 	grouped := func(t *testing.T, group string) (message.Publisher, message.Subscriber) {
 		return e.pubSub(t, group)
 	}
-	features := suiteFeatures(e.command)
-	if raceEnabled {
-		features.RestartServiceCommand = nil // see race_test.go
-	}
 	t.Run("suite", func(t *testing.T) {
-		tests.TestPubSub(t, features, plain(e), grouped)
+		tests.TestPubSub(t, suiteFeatures(), plain(e), grouped)
 	})
-	if !raceEnabled && !t.Failed() && e.restarts.n.Load() < 2 {
-		t.Errorf("the engine restarted %d times, want 2 (TestReconnect did not run?)", e.restarts.n.Load())
-	}
 }
 
 // TestPubSub runs Watermill's universal suite over consumer groups: each
