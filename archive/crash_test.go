@@ -65,7 +65,11 @@ func TestCrashSafety(t *testing.T) {
 			if point == "random" {
 				crash = fmt.Sprintf("random:%d", 2000+rand.IntN(40000))
 			}
-			w.waitFor(80) // a few segments to fold beyond the 20 kept
+			// A few segments to fold beyond the 20 kept, and at most a few
+			// more while the archiver runs: however slow the machine, a
+			// cycle's slice stays a few segments long.
+			w.allow(80 + 240)
+			w.waitFor(80)
 			out, killed := runArchiver(t, srv.URL(), q, name, dir, crash)
 			trials++
 			if killed {
@@ -106,12 +110,14 @@ func TestCrashSafety(t *testing.T) {
 // whether it died of SIGKILL.
 func runArchiver(t *testing.T, url, q, name, dir, crash string) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "EMQ_ARCHIVE_HELPER=1", "EMQ_URL="+url, "EMQ_QUEUE="+q, "EMQ_STREAM="+name,
 		"EMQ_DIR="+dir, "EMQ_CRASH="+crash, "EMQ_KEEP=20")
 	out, err := cmd.Output()
+	// The context's kill is a SIGKILL too: never count it as the crash.
+	require.NoError(t, ctx.Err(), "archiver child (%s) did not finish in 2 minutes:\n%s", crash, out)
 	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
 			return string(out), true
@@ -149,14 +155,17 @@ func checkMerged(t *testing.T, rd *archive.Reader, appended []echomq.ID, exact b
 	}
 }
 
-// writers append batches from two goroutines and record every receipt.
+// writers append batches from two goroutines and record every receipt,
+// up to the limit allow sets.
 type writers struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	ids   []echomq.ID
-	stopc chan struct{}
-	wg    sync.WaitGroup
-	err   error
+	mu      sync.Mutex
+	cond    *sync.Cond
+	ids     []echomq.ID
+	limit   int
+	stopped bool
+	stopc   chan struct{}
+	wg      sync.WaitGroup
+	err     error
 }
 
 func startWriters(t *testing.T, s *echomq.Stream) *writers {
@@ -173,6 +182,9 @@ func startWriters(t *testing.T, s *echomq.Stream) *writers {
 				case <-w.stopc:
 					return
 				case <-tick.C:
+				}
+				if !w.underLimit() {
+					return
 				}
 				recs := []echomq.Fields{echomq.F("w", strconv.Itoa(g), "i", strconv.Itoa(i)), echomq.F("w", strconv.Itoa(g), "i", strconv.Itoa(i), "x", "y")}
 				ids, err := s.AppendBatch(context.Background(), recs, nil)
@@ -191,6 +203,25 @@ func startWriters(t *testing.T, s *echomq.Stream) *writers {
 	}
 	t.Cleanup(w.stop)
 	return w
+}
+
+// allow lets the writers append n more entries than they have so far.
+func (w *writers) allow(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.limit = len(w.ids) + n
+	w.cond.Broadcast()
+}
+
+// underLimit blocks while the writers are at their limit; it reports false
+// once they are stopped.
+func (w *writers) underLimit() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for len(w.ids) >= w.limit && !w.stopped {
+		w.cond.Wait()
+	}
+	return !w.stopped
 }
 
 // waitFor blocks until n more entries were appended since the last call.
@@ -213,10 +244,12 @@ func (w *writers) snapshot() []echomq.ID {
 }
 
 func (w *writers) stop() {
-	select {
-	case <-w.stopc:
-	default:
+	w.mu.Lock()
+	if !w.stopped {
+		w.stopped = true
 		close(w.stopc)
+		w.cond.Broadcast()
 	}
+	w.mu.Unlock()
 	w.wg.Wait()
 }

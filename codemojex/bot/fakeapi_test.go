@@ -42,6 +42,7 @@ type fakeAPI struct {
 	nextUpd int64
 	wake    chan struct{}
 	called  chan struct{} // closed at each call recorded, then made anew
+	reply   func(call)    // runs before a call that succeeds is answered
 }
 
 func newFakeAPI(t *testing.T) *fakeAPI {
@@ -67,6 +68,14 @@ func (f *fakeAPI) push(u map[string]any) {
 func (f *fakeAPI) failNext(method string, statuses ...int) {
 	f.mu.Lock()
 	f.fail[method] = append(f.fail[method], statuses...)
+	f.mu.Unlock()
+}
+
+// beforeReply runs fn on every call that succeeds, before it is answered:
+// the call has happened, the caller has not heard so yet.
+func (f *fakeAPI) beforeReply(fn func(call)) {
+	f.mu.Lock()
+	f.reply = fn
 	f.mu.Unlock()
 }
 
@@ -177,7 +186,11 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		write(w, st[0], ans)
 		return
 	}
+	reply := f.reply
 	f.mu.Unlock()
+	if reply != nil {
+		reply(c)
+	}
 	switch method {
 	case "getMe":
 		write(w, 200, map[string]any{"ok": true, "result": map[string]any{"id": 1, "is_bot": true, "first_name": "codemojex"}})

@@ -95,8 +95,11 @@ func (b *Bot) deliver(ctx context.Context, job *lanes.Job) error {
 	switch {
 	case m.Notice != "":
 		return b.update(ctx, func(ctx context.Context, tx *tables.Tx) error {
-			n, _, err := getJSON[noticeRecord](ctx, tx, tableNotices, m.Notice)
-			if err != nil {
+			n, ok, err := getJSON[noticeRecord](ctx, tx, tableNotices, m.Notice)
+			if err != nil || !ok {
+				// Gone: pruned while the message was on its way, so its
+				// event is past NoticeTTL, the window in which it can come
+				// back; writing the record again would undo the prune.
 				return err
 			}
 			n.Sent = true

@@ -2,6 +2,8 @@ package bot_test
 
 import (
 	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,4 +50,49 @@ func TestPruneNotices(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "pruned")
 	stop()
 	require.NoError(t, echomqtest.Recv(t, done, 30*time.Second, "the bot to stop"))
+}
+
+// TestPrunedNoticeStaysPruned: a notice pruned while its message is on the
+// way (sent, its sending not yet recorded) is not written back when the
+// outbox records the send: the prune stands.
+func TestPrunedNoticeStaysPruned(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, bot.Config{})
+	ctx := context.Background()
+	notices := tables.New(h.client, h.bot.Config().Queue, "notices")
+	var pruned atomic.Int32
+	h.api.beforeReply(func(c call) {
+		if c.Method != "sendMessage" || !strings.Contains(c.Text(), "🎯") {
+			return
+		}
+		keys, err := notices.Keys(ctx)
+		if err == nil && len(keys) == 1 {
+			err = tables.Update(ctx, h.client, h.bot.Config().Queue, func(_ context.Context, tx *tables.Tx) error {
+				return tx.Delete("notices", keys[0])
+			}, nil)
+		}
+		if err != nil {
+			t.Errorf("prune the notice: %v", err)
+			return
+		}
+		pruned.Add(1)
+	})
+	room := h.room("Zoo")
+	h.text(802, "/start")
+	j, err := h.e.Join(ctx, h.player(802), room)
+	require.NoError(t, err)
+	g, err := h.e.Game(ctx, j.Game)
+	require.NoError(t, err)
+	codes := g.Keyboard[:6]
+	if s := h.secret(j.Game); s[0] == codes[0] {
+		codes = append([]string{codes[1], codes[0]}, codes[2:]...)
+	}
+	_, err = h.e.Submit(ctx, h.player(802), j.Game, codes)
+	require.NoError(t, err)
+	h.api.await(t, "sendMessage", 802, "🎯")
+	h.awaitOutboxIdle()
+	require.Equal(t, int32(1), pruned.Load(), "the notice was pruned once, mid-send")
+	keys, err := notices.Keys(ctx)
+	require.NoError(t, err)
+	require.Empty(t, keys, "the send's record did not bring the pruned notice back")
 }
