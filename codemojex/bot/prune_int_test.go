@@ -20,19 +20,7 @@ func TestPruneNotices(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, bot.Config{})
 	ctx := context.Background()
-	room := h.room("Zoo")
-	h.text(801, "/start")
-	j, err := h.e.Join(ctx, h.player(801), room)
-	require.NoError(t, err)
-	g, err := h.e.Game(ctx, j.Game)
-	require.NoError(t, err)
-	codes := g.Keyboard[:6]
-	if s := h.secret(j.Game); s[0] == codes[0] {
-		codes = append([]string{codes[1], codes[0]}, codes[2:]...)
-	}
-	_, err = h.e.Submit(ctx, h.player(801), j.Game, codes)
-	require.NoError(t, err)
-	h.api.await(t, "sendMessage", 801, "🎯")
+	h.scoredNotice(801)
 	notices := tables.New(h.client, h.bot.Config().Queue, "notices")
 	keys, err := notices.Keys(ctx)
 	require.NoError(t, err)
@@ -77,22 +65,31 @@ func TestPrunedNoticeStaysPruned(t *testing.T) {
 		}
 		pruned.Add(1)
 	})
-	room := h.room("Zoo")
-	h.text(802, "/start")
-	j, err := h.e.Join(ctx, h.player(802), room)
-	require.NoError(t, err)
-	g, err := h.e.Game(ctx, j.Game)
-	require.NoError(t, err)
-	codes := g.Keyboard[:6]
-	if s := h.secret(j.Game); s[0] == codes[0] {
-		codes = append([]string{codes[1], codes[0]}, codes[2:]...)
-	}
-	_, err = h.e.Submit(ctx, h.player(802), j.Game, codes)
-	require.NoError(t, err)
-	h.api.await(t, "sendMessage", 802, "🎯")
+	h.scoredNotice(802)
 	h.awaitOutboxIdle()
 	require.Equal(t, int32(1), pruned.Load(), "the notice was pruned once, mid-send")
 	keys, err := notices.Keys(ctx)
 	require.NoError(t, err)
 	require.Empty(t, keys, "the send's record did not bring the pruned notice back")
+}
+
+// scoredNotice has Telegram user u join a fresh room and submit a guess
+// that does not win (so the game stays open), and waits for the bot's
+// "scored" notice to reach u's chat.
+func (h *harness) scoredNotice(u int64) {
+	h.t.Helper()
+	ctx := context.Background()
+	room := h.room("Zoo")
+	h.text(u, "/start")
+	j, err := h.e.Join(ctx, h.player(u), room)
+	require.NoError(h.t, err)
+	g, err := h.e.Game(ctx, j.Game)
+	require.NoError(h.t, err)
+	codes := g.Keyboard[:6]
+	if s := h.secret(j.Game); s[0] == codes[0] {
+		codes = append([]string{codes[1], codes[0]}, codes[2:]...)
+	}
+	_, err = h.e.Submit(ctx, h.player(u), j.Game, codes)
+	require.NoError(h.t, err)
+	h.api.await(h.t, "sendMessage", u, "🎯")
 }
