@@ -36,6 +36,12 @@ fi
 echo "check-api: the public API of $(ls api | wc -l) modules matches api/"
 MAX_ROOT_NAMES=${MAX_ROOT_NAMES:-380}
 names="$(go run ./scripts/apilist -count github.com/echomq/echomq | awk '$1 == "total" {print $2}')"
+case "$names" in
+'' | *[!0-9]*)
+	echo "check-api: no count of the root package's identifiers from scripts/apilist -count (got '$names')" >&2
+	exit 1
+	;;
+esac
 if [ "$names" -gt "$MAX_ROOT_NAMES" ]; then
 	echo "check-api: the root package exports $names identifiers, more than $MAX_ROOT_NAMES" >&2
 	exit 1
